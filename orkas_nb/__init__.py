@@ -1,0 +1,68 @@
+"""orkas_nb: a Jupyter-native agent runtime.
+
+The public surface is small and flat; everything else lives in subpackages and may move.
+Heavy parts load lazily, so ``import orkas_nb`` (and ``%load_ext orkas_nb``) stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "Agent": ("orkas_nb.agent", "Agent"),
+    "tool": ("orkas_nb.harness.tools", "tool"),
+    "Tool": ("orkas_nb.harness.tools", "Tool"),
+    "ToolContext": ("orkas_nb.harness.tools", "ToolContext"),
+    "ToolOutput": ("orkas_nb.harness.tools", "ToolOutput"),
+    "AbortSignal": ("orkas_nb.harness.cancellation", "AbortSignal"),
+    "ScriptedModel": ("orkas_nb.testing", "ScriptedModel"),
+    "RunResult": ("orkas_nb.core.events", "RunResult"),
+    "RunEvent": ("orkas_nb.core.events", "RunEvent"),
+    "TextDelta": ("orkas_nb.core.events", "TextDelta"),
+    "ThinkingDelta": ("orkas_nb.core.events", "ThinkingDelta"),
+    "ToolStart": ("orkas_nb.core.events", "ToolStart"),
+    "ToolEnd": ("orkas_nb.core.events", "ToolEnd"),
+    "Compaction": ("orkas_nb.core.events", "Compaction"),
+    "Retry": ("orkas_nb.core.events", "Retry"),
+    "Steer": ("orkas_nb.core.events", "Steer"),
+    "Warning": ("orkas_nb.core.events", "Warning"),
+    "Done": ("orkas_nb.core.events", "Done"),
+}
+
+__all__ = ["__version__", *_LAZY]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .agent import Agent  # noqa: F401
+    from .core.events import (  # noqa: F401
+        Compaction, Done, Retry, RunEvent, RunResult, Steer, TextDelta, ThinkingDelta,
+        ToolEnd, ToolStart, Warning,
+    )
+    from .harness.cancellation import AbortSignal  # noqa: F401
+    from .harness.tools import Tool, ToolContext, ToolOutput, tool  # noqa: F401
+    from .testing import ScriptedModel  # noqa: F401
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'orkas_nb' has no attribute {name!r}")
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext orkas_nb``: registers the magics (the notebook adapter loads lazily)."""
+    from .notebook import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    from .notebook import unload_ipython_extension as _unload
+
+    _unload(ipython)

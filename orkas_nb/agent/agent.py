@@ -1,0 +1,139 @@
+"""``orkas_nb.Agent``: the one object a script or a notebook needs.
+
+It resolves a model string to a provider (or takes a provider object), assembles the default
+workspace tools plus the caller's, opens the session, and runs turns through the harness's
+:class:`~orkas_nb.harness.runner.Runner`. It holds no logic of its own beyond that wiring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Sequence
+
+from ..core.errors import ConfigError
+from ..core.events import RunEvent, RunResult
+from ..core.messages import UserMessage
+from ..harness.cancellation import AbortSignal
+from ..harness.runner import RunConfig, Runner
+from ..harness.session import InMemorySession, JsonlSession, Session, session_path
+from ..harness.tools import Tool, ToolRegistry
+from ..providers.base import LLMProvider
+
+DEFAULT_SYSTEM_PROMPT = """\
+You are orkas, an agent working in the user's folder ({workspace}).
+Use the tools to look before you answer; cite files by path. Keep answers short and exact.
+When a tool refuses or fails, read why and choose another way; never guess a file's content."""
+
+
+def resolve_provider(model: str | LLMProvider, **options: Any) -> tuple[LLMProvider, str]:
+    """A model string (``provider/model``) or a provider object → (provider, model name)."""
+    if not isinstance(model, str):
+        return model, options.get("model_name") or getattr(model, "default_model", "default")
+    try:
+        from ..providers.registry import resolve_model
+    except ImportError as exc:  # pragma: no cover - the registry ships with the package
+        raise ConfigError(f"cannot resolve model {model!r}: {exc}") from exc
+    return resolve_model(model, **options)
+
+
+class Agent:
+    """An agent: model + tools + session + workspace. See the README for a tour."""
+
+    def __init__(
+        self,
+        model: str | LLMProvider,
+        *,
+        workspace: str | Path = ".",
+        session: str | Session | None = None,
+        tools: Sequence[Tool | Callable[..., Any]] = (),
+        default_tools: bool = True,
+        system_prompt: str | None = None,
+        name: str = "agent",
+        config: RunConfig | None = None,
+        model_name: str | None = None,
+        services: dict[str, Any] | None = None,
+        **provider_options: Any,
+    ) -> None:
+        self.workspace = Path(workspace).expanduser().resolve()
+        if not self.workspace.is_dir():
+            raise ConfigError(f"workspace {str(self.workspace)!r} is not a folder")
+        provider, resolved = resolve_provider(model, model_name=model_name, **provider_options)
+        self.provider = provider
+        self.model = model_name or resolved
+        self.session = self._open_session(session)
+        self.tools = ToolRegistry()
+        if default_tools:
+            from ..tools import default_tools as make_defaults
+
+            for t in make_defaults(self.workspace, services=services):
+                self.tools.add(t)
+        for t in tools:
+            if isinstance(t, Tool) and t.name in self.tools:
+                self.tools.remove(t.name)  # the caller's tool replaces a default of that name
+            self.tools.add(t)
+        template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
+        self.system_prompt = template.replace("{workspace}", str(self.workspace))
+        self.name = name
+        self._abort: AbortSignal | None = None
+        self.runner = Runner(
+            provider,
+            self.model,
+            tools=self.tools,
+            session=self.session,
+            system_prompt=self.system_prompt,
+            name=name,
+            workspace=self.workspace,
+            config=config,
+            services=services,
+        )
+
+    def _open_session(self, session: str | Session | None) -> Session:
+        if session is None:
+            return InMemorySession()
+        if isinstance(session, str):
+            return JsonlSession(session_path(self.workspace, session))
+        return session
+
+    async def run(
+        self, prompt: str | UserMessage, *, abort: AbortSignal | None = None
+    ) -> AsyncIterator[RunEvent]:
+        """Run one turn, yielding events; the last is ``done`` with the :class:`RunResult`."""
+        self._abort = abort or AbortSignal()
+        async for event in self.runner.run(prompt, abort=self._abort):
+            yield event
+
+    async def arun(self, prompt: str | UserMessage, *, abort: AbortSignal | None = None) -> RunResult:
+        """Run one turn and return its result (the non-streaming entry)."""
+        self._abort = abort or AbortSignal()
+        return await self.runner.run_to_end(prompt, abort=self._abort)
+
+    def run_sync(self, prompt: str | UserMessage) -> RunResult:
+        """Run one turn from synchronous code (no event loop may be running)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.arun(prompt))
+        raise RuntimeError("run_sync() cannot be called from a running event loop; use `await agent.arun(...)`")
+
+    def steer(self, text: str) -> None:
+        """Add a message to the running turn (folded in at the next tool boundary)."""
+        self.runner.steer(text)
+
+    def stop(self, reason: str = "stopped by the user") -> None:
+        """Stop the running turn; the session is left valid."""
+        if self._abort is not None:
+            self._abort.abort(reason)
+
+    @property
+    def messages(self) -> list[Any]:
+        return self.session.messages
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> "Agent":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,174 @@
+"""Messages and content blocks: the one vocabulary shared by providers, sessions and UIs.
+
+A conversation is a list of messages. Each message is a frozen pydantic model tagged by
+``role``; its content is a list of blocks tagged by ``type``. Tool results are messages of
+their own (``role="tool"``), one per call, so a session line records exactly one result and
+the pairing invariant (SPEC §3.1) can be checked and repaired line by line.
+
+Messages are immutable, which lets a provider cache a message's wire encoding on the object
+(``wire_cache``) and never re-encode history (STYLE: serialise history once).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TextBlock(_Block):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageBlock(_Block):
+    """An image, base64-encoded. ``width``/``height`` feed token estimation when known."""
+
+    type: Literal["image"] = "image"
+    media_type: str = "image/png"
+    data: str
+    width: int | None = None
+    height: int | None = None
+
+
+class ToolCallBlock(_Block):
+    """A call proposed by the model. ``raw_arguments`` keeps unparseable JSON verbatim."""
+
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = None
+
+
+class ThinkingBlock(_Block):
+    """Model reasoning. ``signature`` makes it replayable to the same model only."""
+
+    type: Literal["thinking"] = "thinking"
+    text: str = ""
+    signature: str | None = None
+    redacted: bool = False
+
+
+class SummaryBlock(_Block):
+    """Stands for the part of the conversation that compaction replaced."""
+
+    type: Literal["summary"] = "summary"
+    text: str
+    replaced_messages: int = 0
+    tokens_before: int | None = None
+
+
+ContentBlock = Annotated[
+    Union[TextBlock, ImageBlock, ToolCallBlock, ThinkingBlock, SummaryBlock],
+    Field(discriminator="type"),
+]
+ResultBlock = Annotated[Union[TextBlock, ImageBlock], Field(discriminator="type")]
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(default_factory=lambda: new_id("msg"))
+    created_at: float = Field(default_factory=time.time)
+    # Per-message cache of encodings (wire formats, the session line). Never serialised.
+    _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @property
+    def wire_cache(self) -> dict[str, Any]:
+        return self._cache
+
+
+class UserMessage(_Message):
+    role: Literal["user"] = "user"
+    content: list[ContentBlock]
+    # "prompt" for the user's turn, "steer" for a message folded in mid-run,
+    # "tool_images" for images moved out of tool results, "summary" for compaction output.
+    origin: Literal["prompt", "steer", "tool_images", "summary"] = "prompt"
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, (TextBlock, SummaryBlock)))
+
+
+class AssistantMessage(_Message):
+    role: Literal["assistant"] = "assistant"
+    content: list[ContentBlock]
+    provider: str | None = None
+    model: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_calls(self) -> list[ToolCallBlock]:
+        return [b for b in self.content if isinstance(b, ToolCallBlock)]
+
+
+ToolStatus = Literal["ok", "error", "rejected", "interrupted", "denied"]
+
+
+class ToolResultMessage(_Message):
+    role: Literal["tool"] = "tool"
+    tool_call_id: str
+    name: str
+    content: list[ResultBlock]
+    status: ToolStatus = "ok"
+
+    @property
+    def is_error(self) -> bool:
+        return self.status != "ok"
+
+    @property
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+Message = Annotated[
+    Union[UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")
+]
+
+
+def user_message(text: str, images: list[ImageBlock] | None = None, **kw: Any) -> UserMessage:
+    return UserMessage(content=[TextBlock(text=text), *(images or [])], **kw)
+
+
+def tool_result(
+    call: ToolCallBlock, text: str, status: ToolStatus = "ok", images: list[ImageBlock] | None = None
+) -> ToolResultMessage:
+    return ToolResultMessage(
+        tool_call_id=call.id,
+        name=call.name,
+        content=[TextBlock(text=text), *(images or [])],
+        status=status,
+    )

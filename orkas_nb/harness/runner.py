@@ -1,0 +1,388 @@
+"""The runner: one turn of an agent, as an async generator of typed events (SPEC §4).
+
+A turn reads top to bottom in ``_turn``: save the user message → ask the model → save its
+answer → validate and run the calls → save each result → fold steer messages → ask again,
+until the model answers without calls. Side concerns live beside it: ``dispatch`` (validation
+and batching), ``loop_guard``, ``session``, ``cancellation``; context management plugs in
+through :class:`ContextPolicy`.
+
+Cancellation: the turn runs in its own task; the abort signal cancels that task, so the
+abort lands at whatever await the turn is in (the model stream, a tool, a retry wait). The
+cancelled turn then closes every open call with an "interrupted" result before ``done``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Protocol
+
+from ..core.errors import ErrorInfo, OrkasError, ProviderError, StateError, StreamTruncatedError
+from ..core.events import (
+    Done,
+    RunEvent,
+    RunResult,
+    RunStats,
+    Retry,
+    Steer,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnd,
+    ToolStart,
+    Warning,
+)
+from ..core.messages import (
+    AssistantMessage,
+    Message,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    user_message,
+)
+from ..providers.base import (
+    LLMProvider,
+    ModelRequest,
+    StreamDone,
+    StreamRetry,
+    StreamText,
+    StreamThinking,
+)
+from .cancellation import AbortSignal
+from .dispatch import batches, normalise_call_ids, plan_calls, run_batch
+from .loop_guard import LoopGuard
+from .repair import interrupted_result, open_calls
+from .session import InMemorySession, Session
+from .tools import ToolContext, ToolRegistry
+
+EXCERPT_CHARS = 2000
+
+
+@dataclass
+class RunConfig:
+    """Knobs of a turn. ``max_tokens=None``: no cap on the main turn (the model's maximum)."""
+
+    max_steps: int = 500
+    max_tokens: int | None = None
+    temperature: float | None = None
+    loop_guard_remind: int = 3
+    loop_guard_stop: int = 5
+    session_id: str | None = None
+
+
+class ContextPolicy(Protocol):
+    """Keeps the history inside the model's window (compaction lives in ``compaction.py``)."""
+
+    async def after_tool_batch(self, turn: "TurnState") -> AsyncIterator[RunEvent]: ...
+
+    async def on_overflow(self, turn: "TurnState", error: ProviderError) -> AsyncIterator[RunEvent]: ...
+
+
+@dataclass
+class TurnState:
+    """What one turn knows; handed to side concerns (context policy) so they need no runner."""
+
+    runner: "Runner"
+    abort: AbortSignal
+    stats: RunStats = field(default_factory=RunStats)
+    usage: Usage = field(default_factory=Usage)
+    text: str = ""
+    started: float = field(default_factory=time.perf_counter)
+    first_token_s: float | None = None
+    output_files: list[str] = field(default_factory=list)
+    partial_text: str = ""
+    last_input_tokens: int | None = None
+    unsaved: list[ToolResultMessage] = field(default_factory=list)
+
+
+class _Emitter:
+    """Numbers events and hands them to the consumer through a queue."""
+
+    def __init__(self, agent: str) -> None:
+        self.agent = agent
+        self.seq = 0
+        self.queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
+
+    def __call__(self, cls: type, **fields: Any) -> None:
+        self.seq += 1
+        self.queue.put_nowait(cls(agent=self.agent, seq=self.seq, **fields))
+
+    def forward(self, event: RunEvent) -> None:
+        self.seq += 1
+        self.queue.put_nowait(event.model_copy(update={"agent": self.agent, "seq": self.seq}))
+
+
+class Runner:
+    """Runs turns of one agent against one provider, one tool registry and one session."""
+
+    def __init__(
+        self,
+        provider: LLMProvider,
+        model: str,
+        *,
+        tools: ToolRegistry | None = None,
+        session: Session | None = None,
+        system_prompt: str | Callable[[], str] = "",
+        name: str = "agent",
+        workspace: str | Path | None = None,
+        config: RunConfig | None = None,
+        context: ContextPolicy | None = None,
+        services: dict[str, Any] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.tools = tools or ToolRegistry()
+        self.session: Session = session if session is not None else InMemorySession()
+        self.system_prompt = system_prompt
+        self.name = name
+        self.workspace = Path(workspace) if workspace is not None else Path.cwd()
+        self.config = config or RunConfig()
+        self.context = context
+        self.services = services or {}
+        self._steer: deque[str] = deque()
+        self._steer_lock = threading.Lock()
+        self._running = False
+
+    # -- public -------------------------------------------------------------------------------
+
+    def steer(self, text: str) -> None:
+        """Queue a user message for the running turn (thread- and task-safe)."""
+        with self._steer_lock:
+            self._steer.append(text)
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    async def run(
+        self, prompt: str | UserMessage, *, abort: AbortSignal | None = None
+    ) -> AsyncIterator[RunEvent]:
+        """Run one turn; yields events, the last one always ``done``."""
+        if self._running:
+            raise RuntimeError("this agent is already running a turn; use steer() to add to it")
+        self._running = True
+        abort = abort or AbortSignal()
+        emit = _Emitter(self.name)
+        turn = TurnState(runner=self, abort=abort)
+        task = asyncio.ensure_future(self._turn_guarded(prompt, turn, emit))
+        unsubscribe = abort.subscribe(task.cancel)
+        try:
+            while True:
+                event = await emit.queue.get()
+                if event is None:
+                    break
+                yield event
+        finally:
+            unsubscribe()
+            if not task.done():  # the consumer went away: stop the turn, keep the session valid
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            self._running = False
+
+    async def run_to_end(
+        self, prompt: str | UserMessage, *, abort: AbortSignal | None = None
+    ) -> RunResult:
+        """The non-streaming entry: drains ``run`` and returns the result of ``done``."""
+        result: RunResult | None = None
+        async for event in self.run(prompt, abort=abort):
+            if isinstance(event, Done):
+                result = event.result
+        assert result is not None
+        return result
+
+    # -- the turn -----------------------------------------------------------------------------
+
+    async def _turn_guarded(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> None:
+        stop_reason = "end_turn"
+        error: ErrorInfo | None = None
+        try:
+            stop_reason = await self._turn(prompt, turn, emit)
+        except asyncio.CancelledError:
+            stop_reason = "cancelled"
+            error = self._close_interrupted(turn, turn.abort.reason or "the run was stopped")
+        except OrkasError as exc:
+            stop_reason, error = "error", exc.info()
+            self._close_interrupted(turn, f"the run failed: {exc}")
+        except Exception as exc:  # a bug or an unexpected failure: report it, keep the session valid
+            stop_reason = "error"
+            error = ErrorInfo(kind=type(exc).__name__, message=str(exc), action="surface")
+            self._close_interrupted(turn, f"the run failed: {type(exc).__name__}")
+        result = RunResult(
+            text=turn.text,
+            stop_reason=stop_reason,  # type: ignore[arg-type]
+            usage=turn.usage,
+            stats=turn.stats,
+            duration_s=time.perf_counter() - turn.started,
+            first_token_s=turn.first_token_s,
+            output_files=turn.output_files,
+            error=error,
+            session=self.session.name,
+            unsaved=turn.unsaved,
+        )
+        emit(Done, result=result)
+        emit.queue.put_nowait(None)
+
+    def _close_interrupted(self, turn: TurnState, reason: str) -> ErrorInfo | None:
+        """Leave the session valid after a stop or failure: save partial text, close open calls."""
+        try:
+            if turn.partial_text:
+                self.session.append(
+                    AssistantMessage(
+                        content=[TextBlock(text=turn.partial_text)],
+                        provider=getattr(self.provider, "id", None),
+                        model=self.model,
+                        stop_reason="cancelled",
+                    )
+                )
+                turn.partial_text = ""
+            for call in open_calls(self.session.messages):
+                self.session.append(interrupted_result(call, reason))
+        except StateError as exc:
+            return exc.info()
+        return None
+
+    def _system(self) -> str:
+        return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
+
+    def _request(self, messages: list[Message]) -> ModelRequest:
+        return ModelRequest(
+            model=self.model,
+            system=self._system(),
+            messages=messages,
+            tools=self.tools.specs(),
+            max_tokens=self.config.max_tokens,
+            temperature=self.config.temperature,
+            session_id=self.config.session_id or self.session.name,
+        )
+
+    async def _turn(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> str:
+        message = prompt if isinstance(prompt, UserMessage) else user_message(prompt)
+        self.session.append(message)  # once, before any provider call (SPEC §6)
+        guard = LoopGuard(self.config.loop_guard_remind, self.config.loop_guard_stop)
+        while True:
+            if turn.stats.model_requests >= self.config.max_steps:
+                emit(Warning, code="max_steps", message=f"stopped after {self.config.max_steps} model requests")
+                return "max_steps"
+            answer, id_problems = await self._ask_model(turn, emit)
+            calls = answer.tool_calls
+            if not calls:
+                if self._fold_steers(emit):
+                    continue
+                return "end_turn"
+            stopped = await self._run_calls(answer, id_problems, guard, turn, emit)
+            if stopped:
+                emit(Warning, code="loop_guard", message="the same tool call was repeated; run stopped")
+                return "loop_guard"
+            self._fold_steers(emit)
+            if self.context is not None:
+                async for event in self.context.after_tool_batch(turn):
+                    emit.forward(event)
+
+    async def _ask_model(
+        self, turn: TurnState, emit: _Emitter
+    ) -> tuple[AssistantMessage, dict[int, str]]:
+        overflow_retried = False
+        while True:
+            try:
+                return await self._stream_once(turn, emit)
+            except ProviderError as exc:
+                if exc.action != "compact" or self.context is None or overflow_retried:
+                    raise
+                overflow_retried = True  # compact, retry once, then fail (SPEC §5)
+                async for event in self.context.on_overflow(turn, exc):
+                    emit.forward(event)
+
+    async def _stream_once(
+        self, turn: TurnState, emit: _Emitter
+    ) -> tuple[AssistantMessage, dict[int, str]]:
+        request = self._request(self.session.messages)
+        turn.stats.model_requests += 1
+        final: StreamDone | None = None
+        turn.partial_text = ""
+        async for ev in self.provider.stream(request):
+            if isinstance(ev, StreamText):
+                if turn.first_token_s is None:
+                    turn.first_token_s = time.perf_counter() - turn.started
+                turn.partial_text += ev.text
+                emit(TextDelta, text=ev.text)
+            elif isinstance(ev, StreamThinking):
+                emit(ThinkingDelta, text=ev.text)
+            elif isinstance(ev, StreamRetry):
+                turn.stats.retries += 1
+                emit(Retry, attempt=ev.attempt, delay_s=ev.delay_s, reason=ev.reason,
+                     error_kind=ev.error_kind, rotated_to=ev.rotated_to)
+            elif isinstance(ev, StreamDone):
+                final = ev
+        if final is None:
+            raise StreamTruncatedError("the model stream ended without a final message")
+        answer = final.message
+        if answer.provider is None or answer.model is None:
+            answer = answer.model_copy(update={
+                "provider": answer.provider or getattr(self.provider, "id", None),
+                "model": answer.model or self.model,
+            })
+        answer, id_problems = normalise_call_ids(answer)
+        turn.partial_text = ""
+        self.session.append(answer)
+        turn.usage = turn.usage + final.usage
+        if final.usage.input_tokens:
+            turn.last_input_tokens = final.usage.input_tokens
+        if answer.text:
+            turn.text = answer.text
+        return answer, id_problems
+
+    async def _run_calls(
+        self,
+        answer: AssistantMessage,
+        id_problems: dict[int, str],
+        guard: LoopGuard,
+        turn: TurnState,
+        emit: _Emitter,
+    ) -> bool:
+        planned, stopped = plan_calls(answer, self.tools, guard, id_problems)
+
+        def make_ctx(call: ToolCallBlock) -> ToolContext:
+            return ToolContext(
+                workspace=self.workspace, abort=turn.abort, agent=self.name,
+                session=self.session.name, call_id=call.id, services=self.services,
+            )
+
+        for batch in batches(planned):
+            for p in batch:
+                emit(ToolStart, call_id=p.call.id, name=p.call.name, arguments=p.call.arguments)
+            async for outcome in run_batch(batch, make_ctx):
+                result = outcome.result
+                turn.stats.tool_calls += 1
+                if result.status == "rejected":
+                    turn.stats.rejections += 1
+                elif result.status != "ok":
+                    turn.stats.tool_failures += 1
+                try:
+                    self.session.append(result)
+                except StateError:
+                    # The tool ran; keep its observation for the caller, then surface (SPEC §3.6).
+                    turn.unsaved.append(result)
+                    emit(ToolEnd, call_id=result.tool_call_id, name=result.name,
+                         status=result.status, result=result.text[:EXCERPT_CHARS],
+                         duration_s=outcome.duration_s, output_files=outcome.output_files)
+                    raise
+                turn.output_files.extend(outcome.output_files)
+                emit(ToolEnd, call_id=result.tool_call_id, name=result.name, status=result.status,
+                     result=result.text[:EXCERPT_CHARS], duration_s=outcome.duration_s,
+                     output_files=outcome.output_files)
+        return stopped
+
+    def _fold_steers(self, emit: _Emitter) -> bool:
+        with self._steer_lock:
+            pending = list(self._steer)
+            self._steer.clear()
+        for text in pending:
+            self.session.append(user_message(text, origin="steer"))
+            emit(Steer, text=text)
+        return bool(pending)
+

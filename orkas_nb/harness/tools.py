@@ -1,0 +1,268 @@
+"""The tool protocol, the ``@tool`` decorator and the registry.
+
+A tool is anything with ``name``, ``description``, ``input_schema``, ``read_only`` and an async
+``execute(arguments, ctx)``. The decorator builds one from a typed Python function: the JSON
+schema comes from the signature (through pydantic) and the docstring (summary and ``Args:``).
+Validation of a proposed call happens before ``execute`` (see ``validation.py``): a tool
+receives only arguments that passed its schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol, get_type_hints, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from ..core.messages import ImageBlock
+from ..providers.base import ToolSpec
+from .cancellation import AbortSignal
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may know about its run. Hosts put their services in ``services``."""
+
+    workspace: Path
+    abort: AbortSignal
+    agent: str = "agent"
+    session: str | None = None
+    call_id: str = ""
+    output_files: list[str] = field(default_factory=list)
+    services: dict[str, Any] = field(default_factory=dict)
+
+
+class ToolOutput(BaseModel):
+    """What a tool returns. ``is_error`` makes it a failed observation."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    text: str = ""
+    images: list[ImageBlock] = Field(default_factory=list)
+    is_error: bool = False
+    output_files: list[str] = Field(default_factory=list)
+
+
+@runtime_checkable
+class Tool(Protocol):
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+
+    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+class ArgumentsInvalid(Exception):
+    """The arguments failed the tool's schema; the message is written for the model."""
+
+
+def validate_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Check arguments against the tool's schema; return them (possibly coerced)."""
+    check = getattr(tool, "validate", None)
+    if callable(check):
+        return check(arguments)
+    return _validate_json_schema(tool.input_schema, arguments)
+
+
+def _validate_json_schema(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    import jsonschema  # lazy: only hand-written schemas need it
+
+    errors = sorted(
+        jsonschema.Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.path)
+    )
+    if errors:
+        lines = [f"{'/'.join(map(str, e.path)) or '(root)'}: {e.message}" for e in errors[:5]]
+        raise ArgumentsInvalid("; ".join(lines))
+    return arguments
+
+
+def _to_output(value: Any) -> ToolOutput:
+    if isinstance(value, ToolOutput):
+        return value
+    if value is None:
+        return ToolOutput(text="")
+    if isinstance(value, str):
+        return ToolOutput(text=value)
+    if isinstance(value, ImageBlock):
+        return ToolOutput(images=[value])
+    if isinstance(value, BaseModel):
+        return ToolOutput(text=value.model_dump_json())
+    return ToolOutput(text=json.dumps(value, ensure_ascii=False, default=str))
+
+
+_ARG_LINE = re.compile(r"^\s{2,}(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a docstring into its description and per-argument text (Google style)."""
+    doc = inspect.cleandoc(doc or "")
+    described: dict[str, str] = {}
+    head: list[str] = []
+    current: str | None = None
+    in_args = False
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if stripped in ("Args:", "Arguments:", "Parameters:"):
+            in_args = True
+            continue
+        if in_args:
+            if stripped and not line.startswith(" ") and stripped.endswith(":"):
+                in_args = False  # another section (Returns:, Raises:)
+                continue
+            m = _ARG_LINE.match("  " + line if not line.startswith(" ") else line)
+            if m and not line.startswith("      "):
+                current = m.group(1).lstrip("*")
+                described[current] = m.group(2).strip()
+            elif current and stripped:
+                described[current] += " " + stripped
+            continue
+        head.append(line)
+    return "\n".join(head).strip(), described
+
+
+class FunctionTool:
+    """A tool built from a typed (sync or async) Python function."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        read_only: bool = False,
+        thread: bool = True,
+    ) -> None:
+        self.fn = fn
+        # A sync function runs in a worker thread so it cannot block Stop or other tools;
+        # thread=False keeps it on the loop (for code that must run on the main thread).
+        self.thread = thread
+        self.name = name or fn.__name__
+        summary, arg_docs = _parse_docstring(fn.__doc__ or "")
+        self.description = description or summary or self.name
+        self.read_only = read_only
+        self._ctx_param: str | None = None
+        hints = get_type_hints(fn)
+        fields: dict[str, Any] = {}
+        for pname, param in inspect.signature(fn).parameters.items():
+            annotation = hints.get(pname, Any)
+            if annotation is ToolContext:
+                self._ctx_param = pname
+                continue
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            fields[pname] = (annotation, Field(default, description=arg_docs.get(pname)))
+        self._model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+            f"{self.name}_args", __config__=ConfigDict(extra="forbid"), **fields
+        )
+        self.input_schema = _clean_schema(self._model.model_json_schema())
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        try:
+            parsed = self._model.model_validate(arguments)
+        except ValidationError as exc:
+            problems = [
+                f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in exc.errors()[:5]
+            ]
+            raise ArgumentsInvalid("; ".join(problems)) from None
+        return {k: getattr(parsed, k) for k in type(parsed).model_fields}
+
+    async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        kwargs = dict(arguments)
+        if self._ctx_param:
+            kwargs[self._ctx_param] = ctx
+        if inspect.iscoroutinefunction(self.fn):
+            value = await self.fn(**kwargs)
+        elif self.thread:
+            value = await asyncio.to_thread(self.fn, **kwargs)
+        else:
+            value = self.fn(**kwargs)
+        if inspect.isawaitable(value):
+            value = await value
+        return _to_output(value)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<tool {self.name}{' (read-only)' if self.read_only else ''}>"
+
+
+def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop pydantic's ``title`` noise; models read the rest."""
+    if isinstance(schema, dict):
+        return {
+            k: _clean_schema(v)
+            for k, v in schema.items()
+            if not (k == "title" and isinstance(v, str))
+        }
+    if isinstance(schema, list):
+        return [_clean_schema(v) for v in schema]  # type: ignore[return-value]
+    return schema
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool = False,
+    thread: bool = True,
+) -> Any:
+    """Turn a typed function into a :class:`Tool`. Use bare (``@tool``) or with options."""
+
+    def wrap(f: Callable[..., Any]) -> FunctionTool:
+        return FunctionTool(
+            f, name=name, description=description, read_only=read_only, thread=thread
+        )
+
+    return wrap(fn) if fn is not None else wrap
+
+
+class ToolRegistry:
+    """The tools of one agent, by name, in registration order."""
+
+    def __init__(self, tools: list[Tool] | None = None) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._specs: list[ToolSpec] | None = None
+        for t in tools or []:
+            self.add(t)
+
+    def add(self, t: Tool | Callable[..., Any]) -> Tool:
+        if not isinstance(t, Tool):
+            t = FunctionTool(t)  # a plain function: decorate it on the way in
+        if t.name in self._tools:
+            raise ValueError(f"a tool named {t.name!r} is already registered")
+        self._tools[t.name] = t
+        self._specs = None
+        return t
+
+    def remove(self, name: str) -> None:
+        self._tools.pop(name, None)
+        self._specs = None
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        """Specs in a stable order; cached, so requests stay byte-identical (prompt caching)."""
+        if self._specs is None:
+            self._specs = [
+                ToolSpec(name=t.name, description=t.description, input_schema=t.input_schema)
+                for t in self._tools.values()
+            ]
+        return self._specs
+
