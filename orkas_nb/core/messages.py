@@ -105,6 +105,18 @@ class _Message(BaseModel):
     def wire_cache(self) -> dict[str, Any]:
         return self._cache
 
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Any:
+        # A copy is a different message: it must not inherit (possibly stale) encodings.
+        copy = super().model_copy(update=update, deep=deep)
+        object.__setattr__(copy, "__pydantic_private__", {"_cache": {}})
+        return copy
+
+    def __eq__(self, other: object) -> bool:
+        # Equality is by content: a filled encoding cache must not make equal messages differ.
+        if not isinstance(other, BaseModel):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
 
 class UserMessage(_Message):
     role: Literal["user"] = "user"

@@ -265,6 +265,8 @@ class Runner:
         self.session.append(message)  # once, before any provider call (SPEC §6)
         guard = LoopGuard(self.config.loop_guard_remind, self.config.loop_guard_stop)
         while True:
+            if turn.abort.aborted:  # raised before the turn's task got to run
+                raise asyncio.CancelledError
             if turn.stats.model_requests >= self.config.max_steps:
                 emit(Warning, code="max_steps", message=f"stopped after {self.config.max_steps} model requests")
                 return "max_steps"

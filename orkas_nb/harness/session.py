@@ -247,7 +247,10 @@ class JsonlSession:
 
 def session_path(workspace: str | os.PathLike[str], name: str) -> Path:
     """Where a named session of a workspace lives."""
-    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name).strip(".") or "default"
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+    while ".." in safe:
+        safe = safe.replace("..", "_")
+    safe = safe.strip(".") or "default"
     return Path(workspace) / ".orkas" / "sessions" / f"{safe}.jsonl"
 
 

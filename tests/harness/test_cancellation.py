@@ -1,0 +1,172 @@
+"""Stop lands at any await, ends the turn at once, and leaves a session that passes pairing."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+from orkas_nb.core.errors import StateError
+from orkas_nb.core.events import Done, TextDelta, ToolEnd, ToolStart
+from orkas_nb.core.messages import AssistantMessage, ToolResultMessage
+from orkas_nb.harness import AbortSignal, JsonlSession, Runner, ToolRegistry, tool
+from orkas_nb.harness.repair import pairing_problems
+from orkas_nb.testing import ScriptedModel, call, reply
+
+
+async def test_stop_mid_stream_keeps_partial_text_and_a_valid_session(tmp_path: Path) -> None:
+    session = JsonlSession(tmp_path / "s.jsonl")
+    model = ScriptedModel([reply("word " * 200, chunk_chars=5, delay_s=0.005)])
+    runner = Runner(model, "m", session=session)
+    abort = AbortSignal()
+    events = []
+    async for event in runner.run("talk", abort=abort):
+        events.append(event)
+        if sum(isinstance(e, TextDelta) for e in events) == 5:
+            abort.abort("stop pressed")
+    done = events[-1]
+    assert isinstance(done, Done) and done.result.stop_reason == "cancelled"
+    streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert 0 < len(streamed) < len("word " * 200)
+    session.close()
+    reloaded = JsonlSession(tmp_path / "s.jsonl", readonly=True)
+    last = reloaded.messages[-1]
+    assert isinstance(last, AssistantMessage) and last.stop_reason == "cancelled"
+    assert last.text == streamed  # what the user saw is what was kept
+    assert pairing_problems(reloaded.messages) == []
+
+
+async def test_stop_mid_tool_closes_open_calls_with_interrupted_results(tmp_path: Path) -> None:
+    started = asyncio.Event()
+    finished: list[str] = []
+
+    @tool
+    async def long_job() -> str:
+        """Takes a long time."""
+        started.set()
+        await asyncio.sleep(30)
+        finished.append("long_job")
+        return "never"
+
+    @tool(read_only=True)
+    def quick() -> str:
+        """Fast."""
+        return "quick result"
+
+    session = JsonlSession(tmp_path / "s.jsonl")
+    model = ScriptedModel([
+        reply("", call("quick", "q1"), call("long_job", "L1"), call("quick", "q2")),
+        reply("unreachable"),
+    ])
+    runner = Runner(model, "m", tools=ToolRegistry([quick, long_job]), session=session)
+    abort = AbortSignal()
+    events = []
+    t0 = 0.0
+    async for event in runner.run("go", abort=abort):
+        events.append(event)
+        if isinstance(event, ToolStart) and event.name == "long_job":
+            await started.wait()
+            t0 = time.perf_counter()
+            abort.abort("user pressed stop")
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 1.0  # the bound a user feels, with a wide margin
+    assert events[-1].result.stop_reason == "cancelled"
+    assert finished == []
+    session.close()
+    reloaded = JsonlSession(tmp_path / "s.jsonl", readonly=True)
+    assert pairing_problems(reloaded.messages) == []
+    results = {m.tool_call_id: m for m in reloaded.messages if isinstance(m, ToolResultMessage)}
+    assert results["q1"].status == "ok"
+    assert results["L1"].status == "interrupted" and "user pressed stop" in results["L1"].text
+    assert results["q2"].status == "interrupted"
+    assert reloaded.repair_notes == []  # the runner closed the calls itself; no repair was needed
+
+
+async def test_stop_from_another_thread() -> None:
+    model = ScriptedModel([reply("tick " * 1000, chunk_chars=5, delay_s=0.002)])
+    runner = Runner(model, "m")
+    abort = AbortSignal()
+    timer = threading.Timer(0.1, abort.abort, args=("from a thread",))
+    timer.start()
+    t0 = time.perf_counter()
+    result = await runner.run_to_end("go", abort=abort)
+    assert result.stop_reason == "cancelled"
+    assert time.perf_counter() - t0 < 1.5
+    assert pairing_problems(runner.session.messages) == []
+
+
+async def test_abort_before_start_ends_at_once_with_the_prompt_saved() -> None:
+    abort = AbortSignal()
+    abort.abort()
+    model = ScriptedModel([reply("never")])
+    runner = Runner(model, "m")
+    result = await runner.run_to_end("go", abort=abort)
+    assert result.stop_reason == "cancelled"
+    assert model.requests == []
+
+
+async def test_consumer_walking_away_cancels_the_turn_and_keeps_pairing() -> None:
+    gate = asyncio.Event()
+
+    @tool
+    async def hang() -> str:
+        """Hangs."""
+        gate.set()
+        await asyncio.sleep(30)
+        return "x"
+
+    runner = Runner(ScriptedModel([reply("", call("hang", "h1")), reply("x")]), "m",
+                    tools=ToolRegistry([hang]))
+    gen = runner.run("go")
+    async for event in gen:
+        if isinstance(event, ToolStart):
+            await gate.wait()
+            break
+    await gen.aclose()
+    assert pairing_problems(runner.session.messages) == []
+    assert runner.session.messages[-1].status == "interrupted"
+
+
+class FailingSession:
+    """A session whose disk fails once a tool result is to be written."""
+
+    def __init__(self) -> None:
+        self.name = "failing"
+        self._messages: list = []
+
+    @property
+    def messages(self) -> list:
+        return list(self._messages)
+
+    def append(self, message) -> None:  # type: ignore[no-untyped-def]
+        if isinstance(message, ToolResultMessage):
+            raise StateError("disk full")
+        self._messages.append(message)
+
+    def rewrite(self, messages) -> None:  # type: ignore[no-untyped-def]
+        self._messages = list(messages)
+
+    def close(self) -> None:
+        pass
+
+
+async def test_a_saving_failure_after_a_tool_ran_keeps_the_observation_and_reports_state_error() -> None:
+    side_effects: list[str] = []
+
+    @tool
+    def deploy() -> str:
+        """Has an effect."""
+        side_effects.append("deployed")
+        return "deployed v2"
+
+    model = ScriptedModel([reply("", call("deploy", "d1")), reply("should not be asked")])
+    runner = Runner(model, "m", tools=ToolRegistry([deploy]), session=FailingSession())
+    events = [e async for e in runner.run("ship it")]
+    assert side_effects == ["deployed"]
+    end = next(e for e in events if isinstance(e, ToolEnd))
+    assert end.result == "deployed v2"  # the observation reached the caller
+    result = events[-1].result
+    assert result.stop_reason == "error" and result.error.kind == "StateError"
+    assert [m.text for m in result.unsaved] == ["deployed v2"]
+    assert len(model.requests) == 1  # completion was not announced; the model was not asked again
