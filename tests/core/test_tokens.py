@@ -1,0 +1,167 @@
+"""The token estimator: accuracy per class against the real o200k tokenizer, images, messages."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import zlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orkas_nb.core import tokens
+from orkas_nb.core.messages import (
+    AssistantMessage,
+    ImageBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    user_message,
+)
+from orkas_nb.core.tokens import (
+    estimate_image,
+    estimate_message,
+    estimate_request,
+    estimate_text,
+)
+from orkas_nb.providers.base import ToolSpec
+
+from tests.core.calibrate_tokens import BOUNDED, load_corpus, markdown, table
+
+BOUND = 0.10
+
+
+@pytest.fixture(scope="module")
+def rows() -> list:
+    pytest.importorskip("bpe_openai")
+    return table(load_corpus(BOUNDED))
+
+
+def test_every_class_is_within_ten_percent_of_o200k(rows: list) -> None:
+    print("\n" + markdown(rows))
+    assert [r.klass for r in rows] == BOUNDED
+    for r in rows:
+        assert r.samples >= 8, f"{r.klass}: too few samples to measure"
+        assert r.mae_o200k <= BOUND, f"{r.klass}: mean error {r.mae_o200k:.1%} > {BOUND:.0%}"
+
+
+def test_the_bound_tells_a_script_aware_estimate_from_chars_over_four(rows: list) -> None:
+    # The check can fail: the naive rule is far outside it on Chinese, mixed text and JSON.
+    by_class = {r.klass: r for r in rows}
+    assert by_class["chinese"].mae_chars4 > 0.5
+    assert by_class["mixed"].mae_chars4 > 3 * BOUND
+    assert by_class["json"].mae_chars4 > 2 * BOUND
+
+
+def test_chinese_costs_far_more_per_character_than_english() -> None:
+    zh = "缓存是提高系统性能最常用的手段之一，但要把缓存用好并不容易。" * 20
+    en = "Caching is one of the most common ways to make a system faster. " * 20
+    assert estimate_text(zh) / len(zh) > 3 * estimate_text(en) / len(en)
+
+
+def test_ascii_fast_path_agrees_with_the_general_path() -> None:
+    text = "def load(path: str) -> dict:\n    return json.loads(Path(path).read_text())  # 42\n" * 5
+    fast = tokens._features(text)
+    # One non-ASCII character forces the general path; it must add only that character.
+    slow = tokens._features(text + "é")
+    assert slow["latin_ext"] == 1
+    for key, value in fast.items():
+        if key not in ("latin_ext", "word"):
+            assert slow[key] == value, key
+
+
+def test_empty_and_odd_text() -> None:
+    assert estimate_text("") == 0
+    assert estimate_text(" ") == 1
+    assert estimate_text("\ud800 lone surrogate") > 0  # never raises on what str allows
+    assert estimate_text("\x00\x01\x02") > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400))
+def test_any_text_gets_a_sane_estimate(text: str) -> None:
+    n = estimate_text(text)
+    assert (n == 0) == (text == "")
+    # No text costs more than a few tokens per code point (emoji are the worst case).
+    assert n <= 4 * len(text) + 1
+
+
+def test_scales_linearly_with_repetition() -> None:
+    piece = "The river had been low all summer, 河水很浅。 "
+    one, hundred = estimate_text(piece), estimate_text(piece * 100)
+    assert 95 * one <= hundred <= 105 * one
+
+
+# -- images ---------------------------------------------------------------------------------
+
+
+def _png(width: int, height: int) -> str:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    raw = b"".join(b"\x00" + b"\x00" * (3 * width) for _ in range(height))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    return base64.b64encode(png).decode()
+
+
+def _gif(width: int, height: int) -> str:
+    return base64.b64encode(b"GIF89a" + struct.pack("<HH", width, height) + b"\x00" * 20).decode()
+
+
+def _jpeg(width: int, height: int) -> str:
+    app0 = b"\xff\xe0" + struct.pack(">H", 16) + b"JFIF\x00" + b"\x00" * 9
+    sof = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, height, width, 1) + b"\x01\x11\x00"
+    return base64.b64encode(b"\xff\xd8" + app0 + sof + b"\xff\xd9").decode()
+
+
+@pytest.mark.parametrize("encode", [_png, _gif, _jpeg])
+def test_image_size_is_read_from_the_header(encode) -> None:
+    small, large = encode(64, 48), encode(1024, 768)
+    assert estimate_image(data=small) == estimate_image(64, 48)
+    assert estimate_image(data=large) == estimate_image(1024, 768)
+    assert estimate_image(data=small) < estimate_image(data=large)
+
+
+def test_image_rules() -> None:
+    # OpenAI high detail: 1024x1024 -> 768x768 -> 4 tiles -> 765; Anthropic: ~1399.
+    assert estimate_image(1024, 1024) == max(765, -(-1024 * 1024 // 750))
+    assert estimate_image(100, 100) == 255  # one tile dominates a tiny image
+    # Huge images are capped by the providers' resizing, not counted by raw pixels.
+    assert estimate_image(20_000, 20_000) == estimate_image(4_000, 4_000)
+
+
+def test_unknown_or_garbage_images_count_as_full_size() -> None:
+    assert estimate_image() == tokens.UNKNOWN_IMAGE_TOKENS
+    assert estimate_image(data="not base64 at all!!") == tokens.UNKNOWN_IMAGE_TOKENS
+    assert estimate_image(data=base64.b64encode(b"\x89PNG short").decode()) == tokens.UNKNOWN_IMAGE_TOKENS
+    assert estimate_image(0, 100) == tokens.UNKNOWN_IMAGE_TOKENS
+
+
+# -- messages and requests ------------------------------------------------------------------
+
+
+def test_message_estimate_counts_every_block_and_is_cached() -> None:
+    call = ToolCallBlock(id="c1", name="read_file", arguments={"path": "data/报告.csv", "limit": 200})
+    answer = AssistantMessage(content=[TextBlock(text="Let me read it."), call])
+    n = estimate_message(answer)
+    assert n > estimate_text("Let me read it.") + estimate_text("read_file")
+    assert answer.wire_cache[tokens._CACHE_KEY] == n
+    answer.wire_cache[tokens._CACHE_KEY] = 12345  # a second call must read the cache
+    assert estimate_message(answer) == 12345
+
+    result = ToolResultMessage(
+        tool_call_id="c1", name="read_file",
+        content=[TextBlock(text="月份,销售额\n1,100\n"), ImageBlock(data=_png(512, 512))],
+    )
+    assert estimate_message(result) > estimate_image(512, 512)
+
+
+def test_request_estimate_includes_system_and_tools() -> None:
+    messages = [user_message("hello there")]
+    spec = ToolSpec(name="grep_files", description="Search file contents with a regex.",
+                    input_schema={"type": "object", "properties": {"pattern": {"type": "string"}}})
+    bare = estimate_request("", messages)
+    assert estimate_request("You are a careful agent.", messages) > bare
+    assert estimate_request("", messages, [spec]) > bare + estimate_text("grep_files")
