@@ -1,0 +1,232 @@
+"""Approval prompts in the notebook: the :mod:`orkas_nb.tools.approval` approver, with buttons.
+
+:class:`WidgetApprover` is an async approver: asked an
+:class:`~orkas_nb.tools.approval.ApprovalRequest`, it shows what is asked (the command or
+path, its risk category and why it is risky) with three buttons — *this time*, *for this run*,
+*deny* — and waits for a click while the run waits. A timeout denies; a stopped run withdraws
+the prompt. Remembering "for this run" is the :class:`~orkas_nb.tools.approval.ApprovalGate`'s
+job, not this widget's.
+
+Clicks reach the kernel only while the cell awaits (SPEC §14.1); the prompt is put into the
+live view (``host``) or, without one, displayed in the running cell through a display handle.
+
+:class:`RecordingApprover` and :class:`ReplayingApprover` keep answers beside a cassette, so a
+tutorial that replays its model also replays the user's clicks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import itertools
+import json
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+import ipywidgets as widgets
+from IPython.display import display
+
+from ..tools.approval import ApprovalRequest, ApproverLike, Decision, _coerce
+
+DEFAULT_TIMEOUT_S = 300.0
+_LABELS = {Decision.ONCE: "allowed this time", Decision.RUN: "allowed for this run",
+           Decision.DENY: "denied"}
+
+
+class ApprovalHost(Protocol):
+    """Where prompts go (the live view implements it)."""
+
+    def show_approval(self, widget: widgets.Widget) -> None: ...
+
+    def hide_approval(self, widget: widgets.Widget) -> None: ...
+
+    def note(self, text: str, css: str) -> Any: ...
+
+
+class ApprovalPrompt:
+    """The widget for one request: what is asked, its category, three buttons."""
+
+    def __init__(self, request_id: str, request: ApprovalRequest, timeout_s: float | None) -> None:
+        self.request_id = request_id
+        self.request = request
+        reasons = "".join(f"<li>{html.escape(r)}</li>" for r in request.reasons)
+        deadline = f" · denied automatically after {timeout_s:.0f} s" if timeout_s else ""
+        who = f"{html.escape(request.agent or 'the agent')} · {html.escape(request.tool or request.kind)}"
+        self.text = widgets.HTML(
+            f"<b>Approval needed</b> ({who}) — risk: <b>{html.escape(request.category)}</b>{deadline}"
+            f"<pre>{html.escape(request.subject)}</pre>"
+            + (f"<ul>{reasons}</ul>" if reasons else "")
+        )
+        self.text.add_class("orkas-approval-text")
+        run_label = "For this run" + (f" ({request.scope_text})" if request.scope_text else "")
+        self.buttons = {
+            Decision.ONCE: widgets.Button(description="This time", button_style="success",
+                                          tooltip="Allow this one action"),
+            Decision.RUN: widgets.Button(description="For this run", button_style="warning",
+                                         tooltip=run_label),
+            Decision.DENY: widgets.Button(description="Deny", button_style="danger",
+                                          tooltip="Refuse; the agent is told why"),
+        }
+        for decision, button in self.buttons.items():
+            button.add_class(f"orkas-approve-{decision.value}")
+        self.box = widgets.VBox([self.text, widgets.HBox(list(self.buttons.values()))])
+        self.box.add_class("orkas-approval")
+        self.box.add_class(f"orkas-approval-{request_id}")
+
+    def close(self) -> None:
+        for w in (*self.buttons.values(), self.box.children[1], self.text, self.box):
+            w.close()
+
+
+class WidgetApprover:
+    """An approver that asks with buttons; see the module docstring.
+
+    ``host`` is the live view (prompts appear inside it); ``timeout_s=None`` waits forever.
+    """
+
+    def __init__(self, host: ApprovalHost | None = None, *, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> None:
+        self.host = host
+        self.timeout_s = timeout_s
+        self._pending: dict[str, tuple[asyncio.Future[Decision], asyncio.AbstractEventLoop]] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    @property
+    def pending(self) -> list[str]:
+        """Ids of the prompts waiting for an answer."""
+        with self._lock:
+            return list(self._pending)
+
+    async def __call__(self, request: ApprovalRequest) -> Decision:
+        loop = asyncio.get_running_loop()
+        request_id = f"approval-{next(self._ids)}"
+        future: asyncio.Future[Decision] = loop.create_future()
+        with self._lock:
+            self._pending[request_id] = (future, loop)
+        prompt = ApprovalPrompt(request_id, request, self.timeout_s)
+        for decision, button in prompt.buttons.items():
+            button.on_click(lambda _b, d=decision: self.answer(request_id, d))
+        handle = self._show(prompt)
+        outcome = "withdrawn (the run stopped)"
+        try:
+            decision = await asyncio.wait_for(asyncio.shield(future), self.timeout_s)
+            outcome = _LABELS[decision]
+            return decision
+        except asyncio.TimeoutError:
+            outcome = f"denied: no answer within {self.timeout_s:.0f} s"
+            return Decision.DENY
+        finally:
+            with self._lock:
+                self._pending.pop(request_id, None)
+            if not future.done():
+                future.cancel()
+            self._hide(prompt, handle, f"approval ({request.category}): {outcome} — "
+                                       f"{_one_line(request.subject)}")
+
+    def answer(self, request_id: str, answer: str | Decision) -> None:
+        """Answer a pending prompt (a button, or ``Controls.answer_approval``); thread-safe."""
+        with self._lock:
+            found = self._pending.get(request_id)
+        if found is None:
+            raise LookupError(f"no approval {request_id!r} is waiting (answered, timed out, or unknown)")
+        future, loop = found
+        decision = _coerce(answer)
+
+        def settle() -> None:
+            if not future.done():
+                future.set_result(decision)
+
+        if _on_loop(loop):
+            settle()
+        else:
+            loop.call_soon_threadsafe(settle)
+
+    def _show(self, prompt: ApprovalPrompt) -> Any:
+        if self.host is not None:
+            self.host.show_approval(prompt.box)
+            return None
+        return display(prompt.box, display_id=True)
+
+    def _hide(self, prompt: ApprovalPrompt, handle: Any, summary: str) -> None:
+        if self.host is not None:
+            self.host.hide_approval(prompt.box)
+            self.host.note(summary, "orkas-approval-outcome")
+        elif handle is not None:
+            handle.update({"text/plain": summary, "text/markdown": html.escape(summary)}, raw=True)
+        prompt.close()
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+def _one_line(text: str, limit: int = 120) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class RecordingApprover:
+    """Asks ``inner`` and appends each answer (category and decision, never the text) to a file.
+
+    The file sits beside a cassette (``<cassette>.approvals.jsonl``) so a replay can answer
+    the same way without a person.
+    """
+
+    def __init__(self, inner: ApproverLike, path: str | Path) -> None:
+        self.inner = inner
+        self.path = Path(path)
+
+    async def __call__(self, request: ApprovalRequest) -> Decision:
+        answer = self.inner(request)
+        if asyncio.iscoroutine(answer) or isinstance(answer, asyncio.Future):
+            answer = await answer
+        decision = _coerce(answer)
+        line = json.dumps({"kind": request.kind, "category": request.category,
+                           "tool": request.tool, "decision": decision.value})
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(line + "\n")
+        return decision
+
+
+class ReplayingApprover:
+    """Answers from a file written by :class:`RecordingApprover`, in order.
+
+    A request that does not match the next recorded one (another kind or category), or one
+    past the end of the file, is denied and reported in :attr:`mismatches`: a replay never
+    allows what the recording did not.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        lines = self.path.read_text(encoding="utf-8").splitlines() if self.path.exists() else []
+        self._answers = [json.loads(line) for line in lines if line.strip()]
+        self._next = 0
+        self.mismatches: list[str] = []
+
+    def __call__(self, request: ApprovalRequest) -> Decision:
+        if self._next >= len(self._answers):
+            self.mismatches.append(f"unrecorded approval ({request.kind}/{request.category})")
+            return Decision.DENY
+        recorded = self._answers[self._next]
+        self._next += 1
+        if (recorded.get("kind"), recorded.get("category")) != (request.kind, request.category):
+            self.mismatches.append(
+                f"approval #{self._next}: recorded {recorded.get('kind')}/{recorded.get('category')}, "
+                f"asked {request.kind}/{request.category}"
+            )
+            return Decision.DENY
+        return _coerce(recorded.get("decision"))
+
+
+def approvals_path(cassette: str | Path) -> Path:
+    """Where the answers of a cassette's run are kept."""
+    cassette = Path(cassette)
+    return cassette.with_name(cassette.name + ".approvals.jsonl")
+
+
+__all__ = ["WidgetApprover", "ApprovalPrompt", "ApprovalHost", "RecordingApprover",
+           "ReplayingApprover", "approvals_path", "DEFAULT_TIMEOUT_S"]

@@ -1,0 +1,473 @@
+"""The live view of a run: built-in ipywidgets behind the :class:`~.render.Renderer` protocol.
+
+While a run streams, the cell shows the model's text as Markdown (rendered by the front end's
+own Markdown renderer, through an ``Output`` widget holding a ``text/markdown`` bundle), one
+collapsible card per tool call, notices for compaction, retries, warnings and steering, a
+status line, a Stop button and a steer box. The buttons call the run's
+:class:`~.render.Controls`; nothing here touches the engine directly.
+
+Promises:
+
+- Text updates are coalesced to at most one per ``interval_s`` (default 50 ms, so ~20 a
+  second) however fast tokens come, and no text is lost: pending text is flushed before any
+  other event is shown and at ``finish``. Long answers are cut into frozen Markdown blocks at
+  blank lines outside code fences, so each update re-sends only the live tail.
+- Everything is sent through widget state (comm messages routed by model id) — never
+  ``print`` from a task, which would leak into whichever cell runs (SPEC §14.1).
+- At ``finish`` the view gives way to the static transcript: the cell's display slot is
+  replaced by the transcript's MIME bundle and every widget is closed, so a saved notebook
+  does not depend on widget state.
+- Clicks reach the kernel mid-run only while the cell awaits (top-level await); the magic
+  arranges that (SPEC §14.1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import time
+from typing import Any, Callable
+
+import ipywidgets as widgets
+from IPython.display import display
+
+from ..core.events import (
+    Compaction,
+    Done,
+    Retry,
+    RunEvent,
+    RunResult,
+    Steer,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnd,
+    ToolStart,
+    Warning,
+)
+from ..core.messages import Usage
+from .render import Controls, RunInfo
+
+#: What the view shows when the run ends: ``result -> (data, metadata)`` MIME bundle, or None.
+TranscriptSource = Callable[[RunResult], "tuple[dict[str, Any], dict[str, Any]] | None"]
+#: ``(model, usage) -> cost in USD`` or None when the price is unknown.
+CostSource = Callable[[str, Usage], "float | None"]
+
+FREEZE_CHARS = 4000  # a live Markdown block longer than this is frozen at a safe boundary
+EXCERPT_CHARS = 1200
+ARGS_CHARS = 2000
+STATUS_INTERVAL_S = 0.25
+TICK_S = 1.0
+_ICONS = {"running": "⏳", "ok": "✓", "error": "✗", "rejected": "⊘", "interrupted": "■", "denied": "⛔"}
+
+
+def _md(text: str) -> tuple[dict[str, Any], ...]:
+    return ({"output_type": "display_data", "data": {"text/markdown": text}, "metadata": {}},)
+
+
+def safe_cut(text: str) -> int:
+    """Where a Markdown text may be split into two blocks without changing how it renders.
+
+    The last blank line outside a code fence; 0 when there is none.
+    """
+    fence = False
+    cut = 0
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        pos += len(line)
+        stripped = line.lstrip()
+        if stripped.startswith("```") or stripped.startswith("~~~"):
+            fence = not fence
+        elif not fence and not stripped.strip() and pos < len(text):
+            cut = pos
+    return cut
+
+
+class _MarkdownStream:
+    """Text that grows: a list of frozen Markdown blocks plus one live block."""
+
+    def __init__(self, parent: "LiveRenderer", container: widgets.Box, css: str) -> None:
+        self._parent = parent
+        self._container = container
+        self._css = css
+        self._live: widgets.Output | None = None
+        self._live_text = ""
+        self.pending: list[str] = []
+        self.text = ""  # everything flushed so far
+
+    def append(self, text: str) -> None:
+        self.pending.append(text)
+
+    def flush(self) -> bool:
+        if not self.pending:
+            return False
+        chunk = "".join(self.pending)
+        self.pending.clear()
+        self.text += chunk
+        self._live_text += chunk
+        if self._live is None:
+            self._live = self._parent._widget(widgets.Output(), self._css)
+            self._parent._append(self._container, self._live)
+        if len(self._live_text) > FREEZE_CHARS and (cut := safe_cut(self._live_text)):
+            frozen, self._live_text = self._live_text[:cut], self._live_text[cut:]
+            self._live.outputs = _md(frozen)
+            self._live = self._parent._widget(widgets.Output(), self._css)
+            self._parent._append(self._container, self._live)
+        self._live.outputs = _md(self._live_text)
+        return True
+
+
+class LiveRenderer:
+    """A :class:`~.render.Renderer` drawing a run with ipywidgets; see the module docstring."""
+
+    def __init__(
+        self,
+        controls: Controls | None = None,
+        *,
+        transcript: TranscriptSource | None = None,
+        cost: CostSource | None = None,
+        interval_s: float = 0.05,
+        show: bool = True,
+    ) -> None:
+        self.controls = controls
+        self.transcript = transcript
+        self.cost = cost
+        self.interval_s = interval_s
+        self.show = show
+        self.info = RunInfo()
+        self.result: RunResult | None = None
+        self.flushes = 0
+        self._widgets: list[widgets.Widget] = []
+        self._cards: dict[str, tuple[widgets.Accordion, widgets.HTML, ToolStart]] = {}
+        self._text: _MarkdownStream | None = None
+        self._thinking: _MarkdownStream | None = None
+        self._steer_notices: dict[str, widgets.HTML] = {}
+        self._last_flush = 0.0
+        self._last_status = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        self._ticker: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._started = time.monotonic()
+        self._streamed_chars = 0
+        self._finished = False
+        self.handle: Any = None
+        self._build()
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def _widget(self, w: Any, css: str | None = None) -> Any:
+        self._widgets.append(w)
+        if css:
+            w.add_class(css)
+        return w
+
+    def _append(self, box: widgets.Box, child: widgets.Widget) -> None:
+        box.children = (*box.children, child)
+
+    def _build(self) -> None:
+        w = self._widget
+        self.status = w(widgets.HTML(""), "orkas-status")
+        self.body = w(widgets.VBox([]), "orkas-body")
+        self.approvals = w(widgets.VBox([]), "orkas-approvals")
+        self.stop_button = w(
+            widgets.Button(description="Stop", icon="stop", button_style="danger",
+                           tooltip="Stop this run (the session stays valid)"),
+            "orkas-stop",
+        )
+        self.steer_box = w(
+            widgets.Text(placeholder="Steer: add an instruction to this run, then Enter",
+                         continuous_update=True, layout=widgets.Layout(flex="1 1 auto")),
+            "orkas-steer-input",
+        )
+        self.steer_button = w(widgets.Button(description="Send", icon="share",
+                                             tooltip="Fold this text into the running turn"),
+                              "orkas-steer-send")
+        self.stop_button.on_click(lambda _b: self._on_stop())
+        self.steer_button.on_click(lambda _b: self._on_steer())
+        # Enter in the box arrives as a custom "submit" message (Text.on_submit is deprecated).
+        self.steer_box.on_msg(lambda _w, content, _bufs: content.get("event") == "submit"
+                              and self._on_steer())
+        self.bar = w(widgets.HBox([self.stop_button, self.steer_box, self.steer_button]), "orkas-controls")
+        self.root = w(widgets.VBox([self.status, self.body, self.approvals, self.bar]), "orkas-live")
+        if self.controls is None:
+            self.bar.layout.display = "none"
+
+    # -- controls ---------------------------------------------------------------------------
+
+    def _on_stop(self) -> None:
+        if self.controls is None or self._finished:
+            return
+        self.stop_button.disabled = True
+        self.stop_button.description = "Stopping…"
+        self.controls.stop("stopped from the Stop button")
+
+    def _on_steer(self) -> None:
+        text = self.steer_box.value.strip()
+        if not text or self.controls is None or self._finished:
+            return
+        self.steer_box.value = ""
+        self.controls.steer(text)
+        self._flush_text()
+        self._steer_notices[text] = self._notice(f"↪ steer queued: {text}", "orkas-steer-notice")
+
+    def show_approval(self, widget: widgets.Widget) -> None:
+        """Put an approval prompt in the view (the approver calls this)."""
+        self._append(self.approvals, widget)
+
+    def hide_approval(self, widget: widgets.Widget) -> None:
+        self.approvals.children = tuple(c for c in self.approvals.children if c is not widget)
+
+    # -- the Renderer protocol --------------------------------------------------------------
+
+    def start(self, info: RunInfo) -> None:
+        self.info = info
+        self._started = time.monotonic()
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None  # driven synchronously: flushes happen on the next event
+        self._status(force=True)
+        if self.show:
+            self.handle = display(self.root, display_id=True)
+        self._tick()
+
+    def render(self, event: RunEvent) -> None:
+        if isinstance(event, TextDelta):
+            self._streamed_chars += len(event.text)
+            self._text_stream().append(event.text)
+            self._maybe_flush()
+            return
+        if isinstance(event, ThinkingDelta):
+            self._thinking_stream().append(event.text)
+            self._maybe_flush()
+            return
+        self._flush_text()  # keep the order: text before whatever this event shows
+        if isinstance(event, ToolStart):
+            self._card_start(event)
+        elif isinstance(event, ToolEnd):
+            self._card_end(event)
+        elif isinstance(event, Compaction):
+            self._notice(f"⇣ context compacted: {event.tokens_before:,} → {event.tokens_after:,} "
+                         f"tokens ({event.messages_replaced} messages summarised)", "orkas-compaction")
+        elif isinstance(event, Retry):
+            rotated = f", now on {event.rotated_to}" if event.rotated_to else ""
+            self._notice(f"↻ retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}{rotated}",
+                         "orkas-retry")
+        elif isinstance(event, Steer):
+            notice = self._steer_notices.pop(event.text, None)
+            label = f"↪ steer folded into the run: {event.text}"
+            if notice is None:
+                self._notice(label, "orkas-steer-notice")
+            else:
+                notice.value = self._notice_html(label)
+        elif isinstance(event, Warning):
+            self._notice(f"⚠ {event.message}", "orkas-warning")
+        elif isinstance(event, Done):
+            self.result = event.result
+        self._status()
+
+    def finish(self, result: RunResult) -> None:
+        if self._finished:
+            return
+        self.result = result
+        self._cancel_timers()
+        self._flush_text()
+        self._finished = True
+        self._status(force=True)
+        for b in (self.stop_button, self.steer_box, self.steer_button):
+            b.disabled = True
+        bundle = self.transcript(result) if self.transcript is not None else None
+        if bundle is not None and self.handle is not None:
+            data, metadata = bundle
+            self.handle.update(data, metadata=metadata, raw=True)
+            self.close()
+
+    def close(self) -> None:
+        """Close every widget of the view (their state leaves the kernel and the front end)."""
+        self._cancel_timers()
+        for w in reversed(self._widgets):
+            w.close()
+        self._widgets.clear()
+
+    # -- text -------------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The answer's text shown so far (flushed and pending)."""
+        if self._text is None:
+            return ""
+        return self._text.text + "".join(self._text.pending)
+
+    def _text_stream(self) -> _MarkdownStream:
+        if self._text is None:
+            self._text = _MarkdownStream(self, self.body, "orkas-text")
+        return self._text
+
+    def _thinking_stream(self) -> _MarkdownStream:
+        if self._thinking is None:
+            box = self._widget(widgets.VBox([]))
+            fold = self._widget(widgets.Accordion([box], titles=("Thinking",), selected_index=None),
+                                "orkas-thinking")
+            self._append(self.body, fold)
+            self._thinking = _MarkdownStream(self, box, "orkas-thinking-text")
+        return self._thinking
+
+    def _maybe_flush(self) -> None:
+        wait = self.interval_s - (time.monotonic() - self._last_flush)
+        if wait <= 0:
+            self._flush_text()
+        elif self._timer is None and self._loop is not None:
+            self._timer = self._loop.call_later(wait, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if not self._finished:
+            self._flush_text()
+
+    def _flush_text(self) -> None:
+        flushed = False
+        for stream in (self._thinking, self._text):
+            if stream is not None:
+                flushed = stream.flush() or flushed
+        if flushed:
+            self.flushes += 1
+            self._last_flush = time.monotonic()
+            self._status()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    # -- tool cards and notices -------------------------------------------------------------
+
+    def _card_start(self, event: ToolStart) -> None:
+        self._text = None  # text after the call goes below its card
+        self._thinking = None
+        body = self._widget(widgets.HTML(self._card_html(event, None)), "orkas-tool-body")
+        card = self._widget(
+            widgets.Accordion([body], titles=(self._card_title(event.name, "running"),),
+                              selected_index=None),
+            "orkas-tool",
+        )
+        self._cards[event.call_id] = (card, body, event)
+        self._append(self.body, card)
+
+    def _card_end(self, event: ToolEnd) -> None:
+        found = self._cards.get(event.call_id)
+        if found is None:  # an end without a start (e.g. a rejection): give it a card too
+            self._card_start(ToolStart(call_id=event.call_id, name=event.name))
+            found = self._cards[event.call_id]
+        card, body, start = found
+        with card.hold_sync(), body.hold_sync():
+            card.titles = (self._card_title(event.name, event.status, event.duration_s),)
+            body.value = self._card_html(start, event)
+        if event.status not in ("ok", "interrupted"):
+            card.add_class("orkas-tool-failed")
+
+    @staticmethod
+    def _card_title(name: str, status: str, duration_s: float | None = None) -> str:
+        took = f" · {duration_s:.2f} s" if duration_s is not None else ""
+        return f"{_ICONS.get(status, '•')} {name} · {status}{took}"
+
+    @staticmethod
+    def _card_html(start: ToolStart, end: ToolEnd | None) -> str:
+        args = json.dumps(start.arguments, ensure_ascii=False, indent=1, default=str)
+        if len(args) > ARGS_CHARS:
+            args = args[:ARGS_CHARS] + f"… ({len(args):,} chars)"
+        parts = [f"<div><b>arguments</b><pre>{html.escape(args)}</pre></div>"]
+        if end is not None:
+            excerpt = end.result if len(end.result) <= EXCERPT_CHARS else (
+                end.result[:EXCERPT_CHARS] + f"… ({len(end.result):,} chars)")
+            label = "result" if end.status == "ok" else f"error ({end.status})"
+            parts.append(f"<div><b>{label}</b><pre>{html.escape(excerpt)}</pre></div>")
+            if end.output_files:
+                files = ", ".join(html.escape(f) for f in end.output_files)
+                parts.append(f"<div><b>files</b> {files}</div>")
+        return "".join(parts)
+
+    @staticmethod
+    def _notice_html(text: str) -> str:
+        return f"<span style='opacity:0.75'>{html.escape(text)}</span>"
+
+    def note(self, text: str, css: str = "orkas-note") -> widgets.HTML:
+        """Add a one-line notice to the view, in order with the text and the cards."""
+        self._flush_text()
+        return self._notice(text, css)
+
+    def _notice(self, text: str, css: str) -> widgets.HTML:
+        self._text = None
+        notice = self._widget(widgets.HTML(self._notice_html(text)), css)
+        self._append(self.body, notice)
+        return notice
+
+    # -- status line ------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        """Keep the elapsed time moving while nothing streams (a long tool, a retry wait)."""
+        self._ticker = None
+        if self._finished or self._loop is None:
+            return
+        self._status(force=True)
+        self._ticker = self._loop.call_later(TICK_S, self._tick)
+
+    def _cancel_timers(self) -> None:
+        for handle in (self._timer, self._ticker):
+            if handle is not None:
+                handle.cancel()
+        self._timer = self._ticker = None
+
+    def _status(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_status < STATUS_INTERVAL_S:
+            return
+        self._last_status = now
+        self.status.value = self.status_text()
+
+    def status_text(self) -> str:
+        parts = [f"<b>{html.escape(self.info.model or self.info.agent)}</b>"]
+        r = self.result
+        elapsed = r.duration_s if r is not None and self._finished else time.monotonic() - self._started
+        parts.append(f"{elapsed:.1f} s")
+        if r is not None:
+            u = r.usage
+            parts.append(f"tokens in {u.input_tokens:,} / out {u.output_tokens:,}")
+            price = self.cost(self.info.model, u) if self.cost is not None else None
+            if price is not None:
+                parts.append(f"${price:.4f}")
+            state = {"end_turn": "done", "cancelled": "stopped"}.get(r.stop_reason, r.stop_reason)
+            if r.error is not None:
+                state += f": {html.escape(r.error.message)}"
+            parts.append(state)
+        else:
+            parts.append(f"out ~{self._streamed_chars // 4:,} tokens")
+            parts.append("running")
+        return "<span class='orkas-status-line'>" + " · ".join(parts) + "</span>"
+
+
+__all__ = ["LiveRenderer", "TranscriptSource", "CostSource", "safe_cut"]
+
+
+class RunControls:
+    """The :class:`~.render.Controls` of one run of an :class:`~orkas_nb.Agent`.
+
+    ``stop`` raises the run's abort signal, ``steer`` queues a message folded in at the next
+    tool boundary, ``answer_approval`` answers a pending prompt of the run's approver.
+    """
+
+    def __init__(self, agent: Any, abort: Any, approver: Any = None) -> None:
+        self.agent = agent
+        self.abort = abort
+        self.approver = approver
+
+    def stop(self, reason: str = "stopped by the user") -> None:
+        self.abort.abort(reason)
+
+    def steer(self, text: str) -> None:
+        self.agent.steer(text)
+
+    def answer_approval(self, request_id: str, answer: str) -> None:
+        if self.approver is None:
+            raise LookupError("this run has no approver to answer")
+        self.approver.answer(request_id, answer)
+
+
+__all__ += ["RunControls"]
