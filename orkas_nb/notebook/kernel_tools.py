@@ -152,7 +152,7 @@ def _preview_body(value: Any) -> str:
         text = np.array2string(value, threshold=100, edgeitems=3, max_line_width=100)
         stats = ""
         if value.size and value.size <= 5_000_000 and np.issubdtype(value.dtype, np.number):
-            stats = f"\nmin {value.min()!r}, max {value.max()!r}, mean {value.mean()!r}"
+            stats = f"\nmin {value.min()}, max {value.max()}, mean {value.mean():.6g}"
         return f"dtype {value.dtype}\n{text}{stats}"
     if isinstance(value, dict):
         items = list(value.items())[:30]

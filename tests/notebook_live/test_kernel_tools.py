@@ -1,0 +1,108 @@
+"""Kernel tools against a real kernel's namespace, display channel and payloads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .kernel_harness import WidgetKernel
+
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
+
+TOOLS = r'''
+import numpy as np
+from orkas_nb.harness.tools import ToolContext
+from orkas_nb.notebook.kernel_tools import kernel_tools
+from orkas_nb.tools.approval import allow_all, deny_all
+from pathlib import Path
+
+KT = {t.name: t for t in kernel_tools(approver=allow_all)}
+DENY = {t.name: t for t in kernel_tools(approver=deny_all)}
+NONE = {t.name: t for t in kernel_tools()}
+
+async def use(tools, _tool, **arguments):
+    ctx = ToolContext(workspace=Path.cwd(), abort=AbortSignal(), call_id="c1")
+    try:  # as the dispatcher does: a raising tool is an error observation
+        out = await tools[_tool].execute(tools[_tool].validate(arguments), ctx)
+    except Exception as exc:
+        return {"text": f"Error: {type(exc).__name__}: {exc}", "error": True}
+    return {"text": out.text, "error": out.is_error}
+'''
+
+
+def result_of(k: WidgetKernel, call: str) -> dict:
+    k.stream_text.clear()
+    k.run(f"import json as _j\n_r = await {call}\nprint(_j.dumps(_r))")
+    return json.loads("".join(k.stream_text).splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def tools_kernel(kernel: WidgetKernel) -> WidgetKernel:
+    kernel.run(TOOLS)
+    kernel.run("grid = np.arange(12.0).reshape(3, 4)\nconfig = {'alpha': 1, 'nested': {'k': [1, 2, 3]}}\n"
+               "story = 'x' * 50_000\nclass Box: pass\nbox = Box(); box.inner = {'deep': 1}")
+    return kernel
+
+
+def test_list_variables_shows_shapes_and_sizes_not_internals(tools_kernel: WidgetKernel) -> None:
+    r = result_of(tools_kernel, "use(KT, 'list_variables')")
+    lines = {line.split(" | ")[0]: line for line in r["text"].splitlines()}
+    assert lines["grid"] == "grid | numpy.ndarray | 3×4 | 96 B"
+    assert lines["config"].startswith("config | dict | len 2 | ")
+    assert "story" in lines and "len 50000" in lines["story"]
+    for hidden in ("np", "In", "Out", "get_ipython", "exit", "_r"):
+        assert hidden not in lines
+
+
+def test_inspect_previews_are_capped_and_never_evaluate(tools_kernel: WidgetKernel) -> None:
+    r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='grid')")
+    assert r["text"].startswith("numpy.ndarray, shape 3×4, 96 B\ndtype float64")
+    assert "min 0.0, max 11.0, mean 5.5" in r["text"]
+    r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='story', max_chars=500)")
+    assert len(r["text"]) < 600 and "more chars" in r["text"]
+    r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='box.inner')")
+    assert "'deep': 1" in r["text"]
+    r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='__import__(\"os\").getcwd()')")
+    assert r["error"] and "is not a variable name" in r["text"]
+    r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='missing')")
+    assert r["error"] and "no variable named 'missing'" in r["text"]
+
+
+def test_run_python_without_consent_runs_nothing(tools_kernel: WidgetKernel) -> None:
+    for tools in ("DENY", "NONE"):
+        r = result_of(tools_kernel, f"use({tools}, 'run_python', code='sneaky = 1')")
+        assert r["error"] and "nothing was run" in r["text"]
+    tools_kernel.run("assert 'sneaky' not in globals()")
+
+
+def test_run_python_captures_output_errors_and_shows_displays(tools_kernel: WidgetKernel) -> None:
+    code = "import sys\nprint('hello')\nprint('warn', file=sys.stderr)\nfrom IPython.display import HTML\n" \
+           "display(HTML('<b>shown</b>'))\nmade = [1, 2]\nlen(made) * 10"
+    tools_kernel.stream_text.clear()
+    ex = tools_kernel.run(f"_r = await use(KT, 'run_python', code={code!r})")
+    r = result_of(tools_kernel, "asyncio.sleep(0, _r)")
+    assert not r["error"]
+    assert "stdout:\nhello" in r["text"] and "stderr:\nwarn" in r["text"]
+    assert "text/html shown in the cell" in r["text"] and "20" in r["text"]
+    # the display and the last value went to the cell, as in a cell of the user's
+    shown = [o["data"] for o in ex.outputs if o["msg_type"] == "display_data"]
+    assert any("<b>shown</b>" in d.get("text/html", "") for d in shown)
+    assert any(d.get("text/plain") == "20" for d in shown)
+    tools_kernel.run("assert made == [1, 2]")
+
+    r = result_of(tools_kernel, "use(KT, 'run_python', code='x = 1\\n1 / 0')")
+    assert r["error"] and "ZeroDivisionError: division by zero (line 2)" in r["text"]
+    r = result_of(tools_kernel, "use(KT, 'run_python', code='await asyncio.sleep(0)\\nawaited = 5')")
+    assert not r["error"]
+    r = result_of(tools_kernel, "use(KT, 'run_python', code='def broken(:')")
+    assert r["error"] and "SyntaxError" in r["text"]
+    tools_kernel.run("assert awaited == 5")
+
+
+def test_propose_cell_sets_the_next_input_and_tells_the_model_when(tools_kernel: WidgetKernel) -> None:
+    ex = tools_kernel.run("_r = await use(KT, 'propose_cell', code='df.describe()')")
+    payloads = ex.reply["content"]["payload"]
+    assert {"source": "set_next_input", "text": "df.describe()", "replace": False} in payloads
+    tools_kernel.run("assert 'only when the whole %%agent cell has finished' in _r['text']\n"
+                     "assert 'only when the whole' in KT['propose_cell'].description")
