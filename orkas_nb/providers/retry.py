@@ -1,0 +1,225 @@
+"""Retries and rotation under the runner (SPEC §6): one logical stream over several attempts.
+
+:class:`FailoverProvider` wraps a list of :class:`Candidate` (provider, model, label) and reads
+like a chain: ``stream`` (rotation) → ``_attempt`` (one try of one candidate). Decisions come
+from the error's ``action`` only:
+
+====================  ===========================================================
+transient             retry the same candidate: backoff ``base·2^n`` with jitter, capped
+                      at 30 s (a server's ``retry-after`` on a 5xx/529 is honoured)
+rate limit (429)      cool the candidate down for ``retry-after`` (or the backoff) and
+                      rotate; with no other candidate, wait that long and retry in place
+account (401/403…)    no retry on this key: cool it down 10 min (in process) and rotate
+request / overflow    surfaced at once (another key fails the same way; the runner
+                      compacts on overflow)
+====================  ===========================================================
+
+Every wait or switch is announced in the stream as :class:`StreamRetry` before it happens (the
+runner re-emits it as a ``retry`` event). Once the first content event (text, thinking or a
+tool call) has been yielded, nothing is retried or rotated: the error is surfaced, because the
+user has seen output and the model may have proposed side effects. Thinking counts as content
+because it was already shown to the user and a second attempt would show it twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from typing import AsyncIterator, Callable, Sequence
+
+from ..core.errors import AccountError, ConfigError, ProviderError
+from .base import (
+    LLMProvider,
+    ModelRequest,
+    ProviderCapabilities,
+    StreamDone,
+    StreamEvent,
+    StreamRetry,
+    StreamText,
+    StreamThinking,
+    StreamToolCall,
+    capabilities_of,
+    drain,
+)
+
+__all__ = ["RetryPolicy", "Candidate", "FailoverProvider", "Cooldowns", "COOLDOWNS"]
+
+ACCOUNT_COOLDOWN_S = 600.0
+_CONTENT = (StreamText, StreamThinking, StreamToolCall)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long to wait before attempt ``n`` (1-based) of a retry in place."""
+
+    max_retries: int = 4
+    base_s: float = 1.0
+    cap_s: float = 30.0
+    max_retry_after_s: float = 120.0  # a server asking for longer than this is surfaced instead
+    jitter: Callable[[], float] = field(default=random.random, compare=False)
+
+    def backoff(self, n: int) -> float:
+        """Exponential with jitter in [50%, 100%] of the step, never above the cap."""
+        step = min(self.cap_s, self.base_s * (2 ** (n - 1)))
+        return min(self.cap_s, step * (0.5 + 0.5 * self.jitter()))
+
+    def wait_for(self, error: ProviderError, n: int) -> float:
+        if error.retry_after is not None:
+            return error.retry_after
+        return self.backoff(n)
+
+
+class Cooldowns:
+    """Candidates resting after a failure, by label; shared by every agent of the process."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._until: dict[str, float] = {}
+
+    def cool(self, label: str, seconds: float) -> None:
+        self._until[label] = max(self._until.get(label, 0.0), self.clock() + seconds)
+
+    def remaining(self, label: str) -> float:
+        return max(0.0, self._until.get(label, 0.0) - self.clock())
+
+    def clear(self) -> None:
+        self._until.clear()
+
+
+COOLDOWNS = Cooldowns()
+
+
+@dataclass
+class Candidate:
+    """One way to answer: a provider (holding one key) and a model. ``label`` names it in
+    cooldowns and retry notices; it must not contain the key (use a fingerprint)."""
+
+    provider: LLMProvider
+    model: str
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            self.label = f"{self.provider.id}/{self.model}"
+
+
+class FailoverProvider:
+    """Retries and rotation as a provider; see the module docstring."""
+
+    def __init__(
+        self,
+        candidates: Sequence[Candidate],
+        *,
+        policy: RetryPolicy | None = None,
+        cooldowns: Cooldowns | None = None,
+        sleep: Callable[[float], "asyncio.Future[None] | object"] | None = None,
+    ) -> None:
+        if not candidates:
+            raise ConfigError("a FailoverProvider needs at least one candidate")
+        self.candidates = list(candidates)
+        self.policy = policy or RetryPolicy()
+        self.cooldowns = cooldowns if cooldowns is not None else COOLDOWNS
+        self._sleep = sleep or asyncio.sleep
+        first = self.candidates[0]
+        self.id = first.provider.id
+        self.default_model = first.model
+
+    def capabilities(self, model: str) -> ProviderCapabilities:
+        first = self.candidates[0]
+        return capabilities_of(first.provider, first.model if model == self.default_model else model)
+
+    def secrets(self) -> list[str]:
+        out: list[str] = []
+        for c in self.candidates:
+            fn = getattr(c.provider, "secrets", None)
+            if callable(fn):
+                out.extend(fn())
+        return out
+
+    async def validate_auth(self) -> None:
+        await self.candidates[0].provider.validate_auth()
+
+    async def complete(self, request: ModelRequest) -> StreamDone:
+        return await drain(self.stream(request))
+
+    def _request_for(self, request: ModelRequest, candidate: Candidate, index: int) -> ModelRequest:
+        # The first candidate answers the caller's model; fallbacks answer their own.
+        if index == 0 or request.model == candidate.model:
+            return request
+        return request.model_copy(update={"model": candidate.model})
+
+    def _next_ready(self, after: int) -> int | None:
+        n = len(self.candidates)
+        for step in range(1, n + 1):
+            index = (after + step) % n
+            if index != after and self.cooldowns.remaining(self.candidates[index].label) == 0:
+                return index
+        return None
+
+    def _first_ready(self) -> int:
+        for index, c in enumerate(self.candidates):
+            if self.cooldowns.remaining(c.label) == 0:
+                return index
+        return min(range(len(self.candidates)), key=lambda i: self.cooldowns.remaining(self.candidates[i].label))
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        index = self._first_ready()
+        wait = self.cooldowns.remaining(self.candidates[index].label)
+        if wait > self.policy.max_retry_after_s:
+            labels = ", ".join(c.label for c in self.candidates)
+            raise AccountError(
+                f"every candidate is cooling down after an account error ({labels}); "
+                f"the first is usable again in {wait:.0f} s"
+            )
+        retries = 0
+        announce = 0
+        while True:
+            if wait > 0:  # every candidate is resting (rate limits): wait for the first one back
+                await self._sleep(wait)
+            candidate = self.candidates[index]
+            produced = False
+            try:
+                async for event in candidate.provider.stream(self._request_for(request, candidate, index)):
+                    if not produced and isinstance(event, _CONTENT):
+                        produced = True
+                    yield event
+                return
+            except ProviderError as error:
+                if produced or error.action not in ("retry", "rotate"):
+                    raise
+                decision = self._decide(error, index, retries)
+                if decision is None:
+                    raise
+                next_index, wait, reason = decision
+                if next_index == index:
+                    retries += 1
+                announce += 1
+                rotated = self.candidates[next_index].label if next_index != index else None
+                yield StreamRetry(attempt=announce, delay_s=round(wait, 3), reason=reason,
+                                  error_kind=type(error).__name__, rotated_to=rotated)
+                index = next_index
+
+    def _decide(self, error: ProviderError, index: int, retries: int) -> tuple[int, float, str] | None:
+        """(candidate to try next, seconds to wait first, why) or None to surface ``error``."""
+        label = self.candidates[index].label
+        policy = self.policy
+        if isinstance(error, AccountError):
+            self.cooldowns.cool(label, ACCOUNT_COOLDOWN_S)
+            other = self._next_ready(index)
+            if other is None:
+                return None
+            return other, 0.0, f"{label}: account refused ({error}); switching"
+        if retries >= policy.max_retries:
+            return None
+        wait = policy.wait_for(error, retries + 1)
+        if wait > policy.max_retry_after_s:
+            return None
+        if error.action == "rotate":  # rate limited: rest this one, use another if any
+            self.cooldowns.cool(label, wait)
+            other = self._next_ready(index)
+            if other is not None:
+                return other, 0.0, f"{label}: rate limited; switching"
+            return index, wait, f"{label}: rate limited; waiting {wait:.1f} s"
+        return index, wait, f"{label}: {error}; retrying in {wait:.1f} s"

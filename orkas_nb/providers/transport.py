@@ -1,0 +1,266 @@
+"""What both HTTP providers share: the client, the SSE reader, and HTTP failures → the error tree.
+
+Every failure of one HTTP attempt leaves this module as an exception of
+:mod:`orkas_nb.core.errors`, so the retry/rotation layer above decides on ``action`` alone:
+
+- connection refused/reset, read timeout, a cut or malformed stream → ``TransientError``
+  (``StreamTruncatedError`` for a stream that ended without its terminal event);
+- 408/409/5xx/529 → ``TransientError``; 429 → ``RateLimitError`` with ``retry_after``
+  (an OpenAI 429 whose code is ``insufficient_quota`` is an ``AccountError``: no balance);
+- 401/402/403 → ``AccountError``; a prompt over the window → ``ContextOverflowError``;
+  content policy → ``ContentPolicyError``; other 4xx → ``RequestError``.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from typing import Any, AsyncIterator
+
+import httpx
+from httpx_sse import EventSource
+
+from ..core.errors import (
+    AccountError,
+    ContentPolicyError,
+    ContextOverflowError,
+    ProviderError,
+    RateLimitError,
+    RequestError,
+    StreamTruncatedError,
+    TransientError,
+)
+
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
+
+# Phrases that the common servers use for a prompt longer than the model's window.
+_OVERFLOW_MARKERS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "prompt is too long",
+    "exceed_context_size",
+    "exceeds the available context size",
+    "context window",
+    "too many tokens",
+    "input is too long",
+)
+_POLICY_MARKERS = ("content_policy", "content_filter", "safety system")
+
+
+def make_client(
+    *, timeout: httpx.Timeout | float | None = None, transport: httpx.AsyncBaseTransport | None = None
+) -> httpx.AsyncClient:
+    """The provider's client. Retries are ours (SPEC §6), so httpx's own are off."""
+    return httpx.AsyncClient(
+        timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
+        transport=transport,
+        follow_redirects=False,
+    )
+
+
+def parse_retry_after(headers: httpx.Headers) -> float | None:
+    """``retry-after-ms``, ``retry-after`` in seconds, or an HTTP date; None when absent or bad."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_fields(body: str) -> tuple[str, str, str]:
+    """(type, code, message) from an OpenAI or Anthropic error body, tolerant of anything."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return "", "", body[:500]
+    err = data.get("error", data) if isinstance(data, dict) else {}
+    if not isinstance(err, dict):
+        return "", "", str(err)[:500]
+    return (
+        str(err.get("type") or ""),
+        str(err.get("code") or ""),
+        str(err.get("message") or body[:500]),
+    )
+
+
+def error_from_status(status: int, body: str, headers: httpx.Headers, provider: str) -> ProviderError:
+    """Map an HTTP error response to the error tree (see the module docstring)."""
+    etype, code, message = _error_fields(body)
+    text = f"{provider}: HTTP {status}: {message}"
+    kw: dict[str, Any] = {"status": status, "provider": provider, "body": body[:2000]}
+    blob = f"{etype} {code} {message}".lower()
+    if status == 429:
+        if "insufficient_quota" in blob or "billing" in blob:
+            return AccountError(text, **kw)
+        return RateLimitError(text, retry_after=parse_retry_after(headers), **kw)
+    if status in (401, 402, 403):
+        return AccountError(text, **kw)
+    if status in (408, 409) or status >= 500:
+        return TransientError(text, retry_after=parse_retry_after(headers), **kw)
+    if any(marker in blob for marker in _OVERFLOW_MARKERS):
+        return ContextOverflowError(text, **kw)
+    if any(marker in blob for marker in _POLICY_MARKERS):
+        return ContentPolicyError(text, **kw)
+    return RequestError(text, **kw)
+
+
+def error_from_exception(exc: Exception, provider: str) -> ProviderError:
+    """An httpx failure (no HTTP status) as a transient error, with a readable reason."""
+    if isinstance(exc, httpx.TimeoutException):
+        reason = f"timed out ({type(exc).__name__})"
+    elif isinstance(exc, httpx.ConnectError):
+        reason = f"cannot connect: {exc}"
+    elif isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
+        reason = f"connection dropped: {exc or type(exc).__name__}"
+    else:
+        reason = f"{type(exc).__name__}: {exc}"
+    return TransientError(f"{provider}: {reason}", provider=provider)
+
+
+def truncated(provider: str, what: str) -> StreamTruncatedError:
+    return StreamTruncatedError(
+        f"{provider}: the stream ended without {what}; the response was cut", provider=provider
+    )
+
+
+async def iter_sse(response: httpx.Response) -> AsyncIterator[tuple[str, str]]:
+    """(event name, data) pairs of a text/event-stream body, parsed by httpx-sse.
+
+    An event is dispatched only at its blank line, so a body cut mid-event yields nothing
+    for that event: the caller sees no terminal event and reports a cut.
+    """
+    async for sse in EventSource(response).aiter_sse():
+        yield sse.event, sse.data
+
+
+async def raise_for_status(response: httpx.Response, provider: str) -> None:
+    if response.status_code >= 400:
+        body = (await response.aread()).decode("utf-8", "replace")
+        raise error_from_status(response.status_code, body, response.headers, provider)
+    ctype = response.headers.get("content-type", "")
+    if "text/event-stream" not in ctype:
+        body = (await response.aread()).decode("utf-8", "replace")[:300]
+        raise TransientError(
+            f"{provider}: expected an event stream, got {ctype or 'no content type'}: {body}",
+            status=response.status_code, provider=provider,
+        )
+
+
+def bad_json(provider: str, data: str) -> TransientError:
+    return TransientError(f"{provider}: malformed stream event: {data[:200]!r}", provider=provider)
+
+
+def error_from_stream(payload: dict[str, Any], provider: str) -> ProviderError:
+    """An error announced inside a stream (OpenAI ``{"error":…}``, Anthropic ``event: error``)."""
+    err = payload.get("error", payload)
+    etype = str(err.get("type") or "") if isinstance(err, dict) else ""
+    status = {
+        "overloaded_error": 529, "api_error": 500, "server_error": 500, "rate_limit_error": 429,
+        "authentication_error": 401, "permission_error": 403, "billing_error": 402,
+        "not_found_error": 404, "request_too_large": 413,
+    }.get(etype, 400 if "invalid_request" in etype else 500)
+    return error_from_status(status, json.dumps(payload), httpx.Headers(), provider)
+
+
+class HttpProvider:
+    """Shared plumbing of the HTTP providers: base URL, credentials, the one POST of an attempt.
+
+    ``client`` is the test seam (aim it at a loopback server, or give it a transport); a
+    provider made without one owns a client and closes it in :meth:`aclose`.
+    """
+
+    id: str = "http"
+    models_path = "/models"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        token_source: Any,
+        client: httpx.AsyncClient | None = None,
+        timeout: httpx.Timeout | float | None = None,
+        headers: dict[str, str] | None = None,
+        default_model: str | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token_source = token_source
+        self.client = client if client is not None else make_client(timeout=timeout)
+        self._owns_client = client is None
+        self.extra_headers = dict(headers or {})
+        self.default_model = default_model
+
+    def secrets(self) -> list[str]:
+        """Values a cassette must never contain."""
+        key = getattr(self.token_source, "key", None)
+        return [key] if key else []
+
+    def _auth(self, token: str | None) -> dict[str, str]:
+        return {"authorization": f"Bearer {token}"} if token else {}
+
+    async def _token(self) -> str | None:
+        return await self.token_source.token() if self.token_source is not None else None
+
+    def _url(self, path: str) -> str:
+        return f"{self.base_url}{path}"
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self.client.aclose()
+
+    async def _send(self, method: str, path: str, body: bytes | None, *, stream: bool) -> httpx.Response:
+        """One request; a rejected refreshable token is refreshed once and the request re-sent."""
+        refreshed = False
+        token = await self._token()
+        while True:
+            headers = {**self.extra_headers, **self._auth(token)}
+            if body is not None:
+                headers["content-type"] = "application/json"
+            if stream:
+                headers["accept"] = "text/event-stream"
+            request = self.client.build_request(method, self._url(path), content=body, headers=headers)
+            try:
+                response = await self.client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                raise error_from_exception(exc, self.id) from exc
+            if (
+                response.status_code == 401
+                and not refreshed
+                and getattr(self.token_source, "refreshable", False)
+            ):
+                await response.aclose()
+                refreshed = True
+                token = await self.token_source.refresh()
+                continue
+            return response
+
+    async def _check(self, response: httpx.Response, *, stream: bool) -> None:
+        try:
+            if stream:
+                await raise_for_status(response, self.id)
+            elif response.status_code >= 400:
+                body = (await response.aread()).decode("utf-8", "replace")
+                raise error_from_status(response.status_code, body, response.headers, self.id)
+        except httpx.HTTPError as exc:
+            raise error_from_exception(exc, self.id) from exc
+
+    async def validate_auth(self) -> None:
+        """List models with the credentials: an AccountError if they are refused."""
+        response = await self._send("GET", self.models_path, None, stream=False)
+        try:
+            await self._check(response, stream=False)
+        finally:
+            await response.aclose()

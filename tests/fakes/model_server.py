@@ -1,0 +1,515 @@
+"""A loopback model server speaking the OpenAI and Anthropic streaming wire formats, for tests.
+
+It answers ``POST /v1/chat/completions`` (OpenAI Chat Completions) and ``POST /v1/messages``
+(Anthropic Messages) with the byte layout the real services document: ``text/event-stream``
+over chunked HTTP/1.1, OpenAI ``chat.completion.chunk`` objects ending in ``data: [DONE]``,
+Anthropic named events from ``message_start`` to ``message_stop`` with ``ping``s, and each
+service's own error bodies. ``GET /v1/models`` answers both formats (``validate_auth``).
+
+Each POST consumes the next step of a script (or asks a callable), so a test says exactly what
+the "model" does, including faults::
+
+    from tests.fakes.model_server import ModelServer, Reply, ToolCall, Fault
+
+    with ModelServer() as server:
+        server.push(Fault.status(429, retry_after=0), Reply(text="hi"))
+        provider = OpenAIChatProvider(base_url=server.openai_url, token_source=StaticKey("k"))
+        ...
+        assert server.count("/v1/chat/completions") == 2
+
+Faults: ``Fault.status(code, ...)`` (the wire's real error shape: 429 with or without
+``retry-after``, 401, 400 context overflow, 500, 529/503 overloaded), ``Fault.reset()``
+(connection reset before the first byte), ``Fault.cut(text)`` (some text, then the connection
+drops mid-stream; ``framing="close"`` makes the cut look like a clean end of body),
+``Fault.malformed()`` (a ``data:`` line that is not JSON), ``Fault.stall(seconds)`` (headers,
+then silence past the client's read timeout), ``Fault.raw(bytes)``.
+
+The server runs in a thread (``ModelServer().start()``) or, for benchmarks that must not count
+its CPU as the client's, in a subprocess: ``python -m tests.fakes.model_server --loop N``
+prints its URL and plays :func:`loop_script` (N tool-call steps, then 20 text deltas).
+Fixtures: ``model_server`` in ``tests/providers/conftest.py``; import the fixture into another
+conftest with ``from tests.providers.conftest import model_server  # noqa: F401``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Union
+
+__all__ = ["ModelServer", "Reply", "ToolCall", "Fault", "SeenRequest", "loop_script"]
+
+
+@dataclass
+class ToolCall:
+    name: str
+    arguments: str = "{}"  # JSON text, streamed in ``fragments`` pieces
+    id: str | None = None
+    fragments: int = 4
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    thinking: str = ""
+    signature: str = "sig-EqQBCkYIARgCIkA"
+    redacted: str | None = None  # Anthropic redacted_thinking data
+    text_chunks: int = 4  # number of text deltas
+    input_tokens: int = 25
+    output_tokens: int = 12
+    cache_read: int = 0
+    cache_write: int = 0
+    stop_reason: str | None = None  # default from content
+    framing: str = "chunked"  # or "close": no chunked framing, the body ends at close
+
+
+@dataclass
+class Fault:
+    kind: str
+    status: int = 0
+    retry_after: str | None = None
+    body: str | None = None
+    text: str = ""
+    seconds: float = 0.0
+    data: bytes = b""
+    framing: str = "chunked"
+
+    @staticmethod
+    def status(code: int, *, retry_after: float | str | None = None, body: str | None = None) -> "Fault":
+        ra = None if retry_after is None else str(retry_after)
+        return Fault("status", status=code, retry_after=ra, body=body)
+
+    @staticmethod
+    def reset() -> "Fault":
+        return Fault("reset")
+
+    @staticmethod
+    def cut(text: str = "partial answer", framing: str = "chunked") -> "Fault":
+        return Fault("cut", text=text, framing=framing)
+
+    @staticmethod
+    def malformed(after_text: str = "") -> "Fault":
+        return Fault("malformed", text=after_text)
+
+    @staticmethod
+    def stall(seconds: float) -> "Fault":
+        return Fault("stall", seconds=seconds)
+
+    @staticmethod
+    def raw(data: bytes) -> "Fault":
+        return Fault("raw", data=data)
+
+
+Step = Union[Reply, Fault]
+
+
+@dataclass
+class SeenRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+# -- error bodies as each service sends them -----------------------------------------------------
+
+_OPENAI_ERRORS = {
+    400: ("invalid_request_error", "context_length_exceeded", "messages",
+          "This model's maximum context length is 128000 tokens. However, your messages resulted "
+          "in 130517 tokens. Please reduce the length of the messages."),
+    401: ("invalid_request_error", "invalid_api_key", None,
+          "Incorrect API key provided: sk-test***. You can find your API key at the dashboard."),
+    403: ("invalid_request_error", "unsupported_country_region_territory", None,
+          "Country, region, or territory not supported"),
+    404: ("invalid_request_error", "model_not_found", None, "The model `nope` does not exist"),
+    429: ("requests", "rate_limit_exceeded", None,
+          "Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): "
+          "Limit 3, Used 3, Requested 1. Please try again in 20s."),
+    500: ("server_error", None, None,
+          "The server had an error while processing your request. Sorry about that!"),
+    503: ("server_error", None, None, "The engine is currently overloaded, please try again later."),
+}
+_ANTHROPIC_ERRORS = {
+    400: ("invalid_request_error", "prompt is too long: 208310 tokens > 200000 maximum"),
+    401: ("authentication_error", "invalid x-api-key"),
+    403: ("permission_error", "Your API key does not have permission to use the specified resource."),
+    404: ("not_found_error", "model: nope"),
+    429: ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"),
+    500: ("api_error", "Internal server error"),
+    529: ("overloaded_error", "Overloaded"),
+}
+_REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+            429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable",
+            529: "Overloaded"}
+
+
+def error_body(wire: str, status: int) -> bytes:
+    if wire == "anthropic":
+        etype, message = _ANTHROPIC_ERRORS.get(status, ("api_error", f"status {status}"))
+        return json.dumps({"type": "error", "error": {"type": etype, "message": message},
+                           "request_id": "req_011CTest"}).encode()
+    etype, code, param, message = _OPENAI_ERRORS.get(status, ("server_error", None, None, f"status {status}"))
+    return json.dumps({"error": {"message": message, "type": etype, "param": param, "code": code}},
+                      indent=4).encode() + b"\n"
+
+
+# -- stream bodies --------------------------------------------------------------------------------
+
+def _split(text: str, n: int) -> list[str]:
+    if not text:
+        return []
+    n = max(1, min(n, len(text)))
+    size = -(-len(text) // n)
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def openai_events(reply: Reply, model: str, counter: int) -> list[bytes]:
+    """The ``data:`` events of one Chat Completions stream (with ``include_usage``)."""
+    base = {"id": f"chatcmpl-AZ{counter:06d}", "object": "chat.completion.chunk",
+            "created": 1_764_000_000 + counter, "model": model, "system_fingerprint": "fp_0fake0"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        body = {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                                     "finish_reason": finish}], "usage": None}
+        return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\n\n"
+
+    out = [chunk({"role": "assistant", "content": "", "refusal": None})]
+    for piece in _split(reply.text, reply.text_chunks):
+        out.append(chunk({"content": piece}))
+    for i, call in enumerate(reply.tool_calls):
+        cid = call.id or f"call_{counter:04d}{i:02d}xYz"
+        out.append(chunk({"tool_calls": [{"index": i, "id": cid, "type": "function",
+                                          "function": {"name": call.name, "arguments": ""}}]}))
+        for piece in _split(call.arguments, call.fragments):
+            out.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
+    finish = reply.stop_reason or ("tool_calls" if reply.tool_calls else "stop")
+    out.append(chunk({}, finish))
+    usage = {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens,
+             "total_tokens": reply.input_tokens + reply.output_tokens,
+             "prompt_tokens_details": {"cached_tokens": reply.cache_read, "audio_tokens": 0},
+             "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                           "accepted_prediction_tokens": 0,
+                                           "rejected_prediction_tokens": 0}}
+    out.append(b"data: " + json.dumps({**base, "choices": [], "usage": usage},
+                                      separators=(",", ":")).encode() + b"\n\n")
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
+def _named(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: ".encode() + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
+
+
+def anthropic_events(reply: Reply, model: str, counter: int) -> list[bytes]:
+    """The named events of one Messages stream, ``message_start`` … ``message_stop``."""
+    usage = {"input_tokens": reply.input_tokens, "cache_creation_input_tokens": reply.cache_write,
+             "cache_read_input_tokens": reply.cache_read, "output_tokens": 1,
+             "service_tier": "standard"}
+    out = [_named("message_start", {"type": "message_start", "message": {
+        "id": f"msg_01Fake{counter:06d}", "type": "message", "role": "assistant", "model": model,
+        "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}})]
+    index = 0
+
+    def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
+        nonlocal index
+        out.append(_named("content_block_start", {"type": "content_block_start", "index": index,
+                                                  "content_block": start}))
+        if index == 0:
+            out.append(b'event: ping\ndata: {"type": "ping"}\n\n')
+        for d in deltas:
+            out.append(_named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}))
+        out.append(_named("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+
+    if reply.thinking:
+        block({"type": "thinking", "thinking": "", "signature": ""},
+              [{"type": "thinking_delta", "thinking": p} for p in _split(reply.thinking, 2)]
+              + [{"type": "signature_delta", "signature": reply.signature}])
+    if reply.redacted:
+        block({"type": "redacted_thinking", "data": reply.redacted}, [])
+    if reply.text:
+        block({"type": "text", "text": ""},
+              [{"type": "text_delta", "text": p} for p in _split(reply.text, reply.text_chunks)])
+    for i, call in enumerate(reply.tool_calls):
+        cid = call.id or f"toolu_01Fake{counter:04d}{i:02d}"
+        block({"type": "tool_use", "id": cid, "name": call.name, "input": {}},
+              [{"type": "input_json_delta", "partial_json": ""}]
+              + [{"type": "input_json_delta", "partial_json": p} for p in _split(call.arguments, call.fragments)])
+    stop = reply.stop_reason or ("tool_use" if reply.tool_calls else "end_turn")
+    out.append(_named("message_delta", {"type": "message_delta",
+                                        "delta": {"stop_reason": stop, "stop_sequence": None},
+                                        "usage": {"output_tokens": reply.output_tokens}}))
+    out.append(_named("message_stop", {"type": "message_stop"}))
+    return out
+
+
+def loop_script(steps: int, *, tool: str = "lookup", text_deltas: int = 20) -> Callable[[dict], Step]:
+    """The benchmark's model: ``steps`` tool calls (arguments in 4 fragments), then text.
+
+    Stateless: the step is the number of tool results already in the request, so any client
+    (orkas_nb, another framework, a bare loop) gets the same conversation.
+    """
+    def script(body: dict) -> Step:
+        messages = body.get("messages", [])
+        done = sum(1 for m in messages if m.get("role") == "tool")
+        done += sum(1 for m in messages if m.get("role") == "user" and isinstance(m.get("content"), list)
+                    and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"]))
+        if done < steps:
+            return Reply(tool_calls=[ToolCall(tool, json.dumps({"path": f"notes/file_{done}.txt"}),
+                                              id=f"call_step{done:04d}")])
+        words = " ".join(f"word{i}" for i in range(text_deltas))
+        return Reply(text=words, text_chunks=text_deltas)
+    return script
+
+
+# -- the server ----------------------------------------------------------------------------------
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: "_HTTPServer"
+
+    def log_message(self, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def _body(self) -> bytes:
+        length = int(self.headers.get("content-length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        owner = self.server.owner
+        seen = SeenRequest("GET", self.path, {k.lower(): v for k, v in self.headers.items()}, b"")
+        owner._record(seen)
+        wire = "anthropic" if "x-api-key" in seen.headers or "anthropic-version" in seen.headers else "openai"
+        if not owner._authorised(seen):
+            return self._send_json(401, error_body(wire, 401))
+        if self.path.startswith("/v1/models") or self.path.startswith("/models"):
+            data = {"object": "list", "data": [{"id": "gpt-4o-mini", "object": "model", "created": 1,
+                                                "owned_by": "system"}]}
+            if wire == "anthropic":
+                data = {"data": [{"type": "model", "id": "claude-sonnet-4-5", "display_name": "Claude",
+                                  "created_at": "2025-09-29T00:00:00Z"}],
+                        "has_more": False, "first_id": "claude-sonnet-4-5", "last_id": "claude-sonnet-4-5"}
+            return self._send_json(200, json.dumps(data).encode())
+        self._send_json(404, error_body(wire, 404))
+
+    def do_POST(self) -> None:  # noqa: N802
+        owner = self.server.owner
+        body = self._body()
+        seen = SeenRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        owner._record(seen)
+        wire = "anthropic" if self.path.rstrip("/").endswith("/messages") else "openai"
+        if not owner._authorised(seen):
+            return self._send_json(401, error_body(wire, 401))
+        try:
+            payload = json.loads(body or b"{}")
+        except ValueError:
+            return self._send_json(400, error_body(wire, 404))
+        step = owner._next_step(payload)
+        if isinstance(step, Fault):
+            return self._fault(step, wire, payload)
+        self._stream(wire, step, payload.get("model", "model"), owner._counter())
+
+    # -- responses --
+
+    def _send_json(self, status: int, body: bytes, extra: dict[str, str] | None = None) -> None:
+        self.send_response(status, _REASONS.get(status))
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def _start_stream(self, framing: str) -> None:
+        self.send_response(200, "OK")
+        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        self.send_header("cache-control", "no-cache")
+        if framing == "chunked":
+            self.send_header("transfer-encoding", "chunked")
+        else:
+            self.send_header("connection", "close")
+            self.close_connection = True
+        self.end_headers()
+
+    def _write(self, data: bytes, framing: str) -> None:
+        if framing == "chunked":
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        else:
+            self.wfile.write(data)
+        self.wfile.flush()
+
+    def _stream(self, wire: str, reply: Reply, model: str, counter: int) -> None:
+        events = anthropic_events(reply, model, counter) if wire == "anthropic" else openai_events(reply, model, counter)
+        self._start_stream(reply.framing)
+        for event in events:
+            self._write(event, reply.framing)
+        if reply.framing == "chunked":
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+    def _reset(self) -> None:
+        # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.connection.close()
+
+    def _fault(self, fault: Fault, wire: str, payload: dict) -> None:
+        if fault.kind == "status":
+            extra = {"retry-after": fault.retry_after} if fault.retry_after is not None else {}
+            extra["x-request-id"] = "req_fake"
+            body = fault.body.encode() if fault.body is not None else error_body(wire, fault.status)
+            return self._send_json(fault.status, body, extra)
+        if fault.kind == "reset":
+            return self._reset()
+        if fault.kind == "raw":
+            self.wfile.write(fault.data)
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self._start_stream(fault.framing)
+        model = payload.get("model", "model")
+        if fault.kind == "stall":
+            time.sleep(fault.seconds)
+            self.close_connection = True
+            return
+        reply = Reply(text=fault.text or "x", text_chunks=2)
+        events = anthropic_events(reply, model, 0) if wire == "anthropic" else openai_events(reply, model, 0)
+        if fault.kind == "cut":
+            keep = 4 if wire == "anthropic" else 2  # through the first text delta
+            for event in events[:keep]:
+                self._write(event, fault.framing)
+            if fault.framing == "chunked":
+                self._reset()  # the chunked body never gets its last chunk
+            else:
+                self.close_connection = True
+            return
+        if fault.kind == "malformed":
+            keep = 4 if (wire == "anthropic" and fault.text) else (1 if wire == "anthropic" else (3 if fault.text else 1))
+            for event in events[:keep]:
+                self._write(event, fault.framing)
+            bad = b"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"ind\n\n" \
+                if wire == "anthropic" else b"data: {\"id\":\"chatcmpl-x\",\"choices\":[{\"delta\":{\"cont\n\n"
+            self._write(bad, fault.framing)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: "ModelServer"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients that time out or reset on purpose are part of the tests
+
+
+class ModelServer:
+    """The scripted loopback server; see the module docstring."""
+
+    def __init__(self, script: Callable[[dict], Step] | None = None, *, api_keys: set[str] | None = None,
+                 host: str = "127.0.0.1", port: int = 0) -> None:
+        self._steps: deque[Step] = deque()
+        self.script = script
+        self.api_keys = api_keys  # None: any credential (or none) is accepted
+        self.requests: list[SeenRequest] = []
+        self._lock = threading.Lock()
+        self._n = 0
+        self._httpd = _HTTPServer((host, port), _Handler)
+        self._httpd.owner = self
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def openai_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        return self.url
+
+    def push(self, *steps: Step) -> "ModelServer":
+        with self._lock:
+            self._steps.extend(steps)
+        return self
+
+    def count(self, path: str | None = None) -> int:
+        with self._lock:
+            return sum(1 for r in self.requests if path is None or r.path == path)
+
+    def posts(self) -> list[SeenRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.method == "POST"]
+
+    def _record(self, seen: SeenRequest) -> None:
+        with self._lock:
+            self.requests.append(seen)
+
+    def _counter(self) -> int:
+        with self._lock:
+            self._n += 1
+            return self._n
+
+    def _authorised(self, seen: SeenRequest) -> bool:
+        if self.api_keys is None:
+            return True
+        bearer = seen.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        return bearer in self.api_keys or seen.headers.get("x-api-key", "") in self.api_keys
+
+    def _next_step(self, payload: dict) -> Step:
+        with self._lock:
+            if self._steps:
+                return self._steps.popleft()
+        if self.script is not None:
+            return self.script(payload)
+        return Fault.status(500, body=json.dumps({"error": {"message": "the test server's script is empty",
+                                                            "type": "server_error"}}))
+
+    def start(self) -> "ModelServer":
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="model-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "ModelServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Serve the scripted model on loopback (benchmarks).")
+    parser.add_argument("--loop", type=int, required=True, help="tool-call steps before the text answer")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = ModelServer(loop_script(args.loop), port=args.port)
+    print(server.url, flush=True)
+    server._httpd.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
