@@ -1,0 +1,73 @@
+/**
+ * A layered layout for a plan's dependency graph: a step's column is one more than the
+ * deepest step it waits for; within a column, steps are ordered by the mean row of what they
+ * wait for (one barycentre pass, which removes most crossings in plans of this size).
+ */
+import { IPlanStep } from './protocol';
+
+export interface INodeBox {
+  index: number;
+  x: number;
+  y: number;
+}
+
+export interface ILayout {
+  nodes: Map<number, INodeBox>;
+  width: number;
+  height: number;
+}
+
+export const NODE_W = 190;
+export const NODE_H = 66;
+const GAP_X = 56;
+const GAP_Y = 18;
+
+export function layoutPlan(steps: IPlanStep[]): ILayout {
+  const byIndex = new Map(steps.map(s => [s.index, s]));
+  const layer = new Map<number, number>();
+  const depth = (i: number, seen: Set<number>): number => {
+    const known = layer.get(i);
+    if (known !== undefined) {
+      return known;
+    }
+    const step = byIndex.get(i);
+    if (!step || seen.has(i)) {
+      return 0; // the kernel refuses cycles; never loop on a bad plan anyway
+    }
+    seen.add(i);
+    const deps = step.wait_for.filter(d => byIndex.has(d));
+    const value = deps.length ? 1 + Math.max(...deps.map(d => depth(d, seen))) : 0;
+    layer.set(i, value);
+    return value;
+  };
+  steps.forEach(s => depth(s.index, new Set()));
+
+  const columns: number[][] = [];
+  for (const s of [...steps].sort((a, b) => a.index - b.index)) {
+    const c = layer.get(s.index) ?? 0;
+    (columns[c] = columns[c] ?? []).push(s.index);
+  }
+  const row = new Map<number, number>();
+  columns.forEach((col, c) => {
+    if (c > 0) {
+      const key = (i: number): number => {
+        const deps = byIndex.get(i)!.wait_for.filter(d => row.has(d));
+        return deps.length ? deps.reduce((a, d) => a + row.get(d)!, 0) / deps.length : i;
+      };
+      col.sort((a, b) => key(a) - key(b) || a - b);
+    }
+    col.forEach((i, r) => row.set(i, r));
+  });
+
+  const nodes = new Map<number, INodeBox>();
+  let rows = 0;
+  columns.forEach((col, c) => {
+    rows = Math.max(rows, col.length);
+    col.forEach((i, r) => nodes.set(i, { index: i, x: c * (NODE_W + GAP_X), y: r * (NODE_H + GAP_Y) }));
+  });
+  return {
+    nodes,
+    width: Math.max(1, columns.length) * (NODE_W + GAP_X) - GAP_X,
+    height: Math.max(1, rows) * (NODE_H + GAP_Y) - GAP_Y
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The wire contract with the kernel; mirrors orkas_nb/notebook/lab/protocol.py.
+ */
+
+export const MODULE_NAME = 'orkas-nb';
+export const MODULE_VERSION = '0.1.0';
+export const HANDSHAKE_TARGET = 'orkas_nb.lab';
+export const PROBE_PREFIX = 'orkas-nb-probe-';
+export const TRANSCRIPT_MIME = 'application/vnd.orkas.transcript+json';
+
+export interface ITextItem {
+  k: 'text' | 'thinking';
+  text: string;
+}
+export interface IToolStartItem {
+  k: 'tool_start';
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+export interface IToolEndItem {
+  k: 'tool_end';
+  id: string;
+  name: string;
+  status: string;
+  result: string;
+  truncated: boolean;
+  duration_s: number;
+}
+export interface INoticeItem {
+  k: 'notice';
+  level: 'info' | 'warn' | 'error';
+  kind: string;
+  text: string;
+}
+export interface IApprovalOption {
+  id: string;
+  label: string;
+}
+export interface IApprovalItem {
+  k: 'approval';
+  id: string;
+  title: string;
+  detail: string;
+  category: string;
+  options: IApprovalOption[];
+}
+export interface IApprovalDoneItem {
+  k: 'approval_done';
+  id: string;
+  answer: string;
+  by: 'user' | 'timeout' | 'policy';
+}
+export interface IDoneItem {
+  k: 'done';
+  stop_reason: string;
+  error: string;
+}
+
+export type RunItem =
+  | ITextItem
+  | IToolStartItem
+  | IToolEndItem
+  | INoticeItem
+  | IApprovalItem
+  | IApprovalDoneItem
+  | IDoneItem;
+
+export interface IItemsMessage {
+  type: 'items';
+  start: number;
+  items: RunItem[];
+}
+export interface IErrorMessage {
+  type: 'error';
+  message: string;
+}
+
+/* Plan (SPEC §11 PlanStep). */
+export interface IFormField {
+  name: string;
+  label: string;
+  kind: 'text' | 'choice' | 'bool';
+  choices: string[];
+  required: boolean;
+}
+export interface IPlanStep {
+  index: number;
+  title: string;
+  assignee: string;
+  input: string;
+  wait_for: number[];
+  on_failure: string;
+  status: 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'blocked';
+  output_summary: string;
+  output_files: string[];
+  failure_reason: string;
+  form: { prompt: string; fields: IFormField[] } | null;
+}
+export interface IPlan {
+  id: string;
+  title: string;
+  state: string;
+  steps: IPlanStep[];
+}
