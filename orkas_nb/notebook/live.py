@@ -27,31 +27,19 @@ import asyncio
 import html
 import json
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import ipywidgets as widgets
-from IPython.display import display
+if TYPE_CHECKING:  # importing this module stays light: ipywidgets and the engine load on use
+    import ipywidgets as widgets
 
-from ..core.events import (
-    Compaction,
-    Done,
-    Retry,
-    RunEvent,
-    RunResult,
-    Steer,
-    TextDelta,
-    ThinkingDelta,
-    ToolEnd,
-    ToolStart,
-    Warning,
-)
-from ..core.messages import Usage
-from .render import Controls, RunInfo
+    from ..core.events import RunEvent, RunResult, ToolEnd, ToolStart
+    from ..core.messages import Usage
+    from .render import Controls, RunInfo
 
 #: What the view shows when the run ends: ``result -> (data, metadata)`` MIME bundle, or None.
-TranscriptSource = Callable[[RunResult], "tuple[dict[str, Any], dict[str, Any]] | None"]
+TranscriptSource = Callable[["RunResult"], "tuple[dict[str, Any], dict[str, Any]] | None"]
 #: ``(model, usage) -> cost in USD`` or None when the price is unknown.
-CostSource = Callable[[str, Usage], "float | None"]
+CostSource = Callable[[str, "Usage"], "float | None"]
 
 FREEZE_CHARS = 4000  # a live Markdown block longer than this is frozen at a safe boundary
 EXCERPT_CHARS = 1200
@@ -59,6 +47,12 @@ ARGS_CHARS = 2000
 STATUS_INTERVAL_S = 0.25
 TICK_S = 1.0
 _ICONS = {"running": "⏳", "ok": "✓", "error": "✗", "rejected": "⊘", "interrupted": "■", "denied": "⛔"}
+
+
+def _ipw() -> Any:
+    import ipywidgets
+
+    return ipywidgets
 
 
 def _md(text: str) -> tuple[dict[str, Any], ...]:
@@ -106,12 +100,12 @@ class _MarkdownStream:
         self.text += chunk
         self._live_text += chunk
         if self._live is None:
-            self._live = self._parent._widget(widgets.Output(), self._css)
+            self._live = self._parent._widget(_ipw().Output(), self._css)
             self._parent._append(self._container, self._live)
         if len(self._live_text) > FREEZE_CHARS and (cut := safe_cut(self._live_text)):
             frozen, self._live_text = self._live_text[:cut], self._live_text[cut:]
             self._live.outputs = _md(frozen)
-            self._live = self._parent._widget(widgets.Output(), self._css)
+            self._live = self._parent._widget(_ipw().Output(), self._css)
             self._parent._append(self._container, self._live)
         self._live.outputs = _md(self._live_text)
         return True
@@ -128,13 +122,15 @@ class LiveRenderer:
         cost: CostSource | None = None,
         interval_s: float = 0.05,
         show: bool = True,
+        slot: Any = None,
     ) -> None:
         self.controls = controls
+        self.slot = slot  # an output slot of the magic (display id); None: a display handle
         self.transcript = transcript
         self.cost = cost
         self.interval_s = interval_s
         self.show = show
-        self.info = RunInfo()
+        self.info: Any = None
         self.result: RunResult | None = None
         self.flushes = 0
         self._widgets: list[widgets.Widget] = []
@@ -165,30 +161,26 @@ class LiveRenderer:
         box.children = (*box.children, child)
 
     def _build(self) -> None:
-        w = self._widget
-        self.status = w(widgets.HTML(""), "orkas-status")
-        self.body = w(widgets.VBox([]), "orkas-body")
-        self.approvals = w(widgets.VBox([]), "orkas-approvals")
-        self.stop_button = w(
-            widgets.Button(description="Stop", icon="stop", button_style="danger",
-                           tooltip="Stop this run (the session stays valid)"),
-            "orkas-stop",
-        )
-        self.steer_box = w(
-            widgets.Text(placeholder="Steer: add an instruction to this run, then Enter",
-                         continuous_update=True, layout=widgets.Layout(flex="1 1 auto")),
-            "orkas-steer-input",
-        )
-        self.steer_button = w(widgets.Button(description="Send", icon="share",
-                                             tooltip="Fold this text into the running turn"),
+        w, W = self._widget, _ipw()
+        self.status = w(W.HTML(""), "orkas-status")
+        self.body = w(W.VBox([]), "orkas-body")
+        self.approvals = w(W.VBox([]), "orkas-approvals")
+        self.stop_button = w(W.Button(description="Stop", icon="stop", button_style="danger",
+                                      tooltip="Stop this run (the session stays valid)"),
+                             "orkas-stop")
+        self.steer_box = w(W.Text(placeholder="Steer: add an instruction to this run, then Enter",
+                                  continuous_update=True, layout=W.Layout(flex="1 1 auto")),
+                           "orkas-steer-input")
+        self.steer_button = w(W.Button(description="Send", icon="share",
+                                       tooltip="Fold this text into the running turn"),
                               "orkas-steer-send")
         self.stop_button.on_click(lambda _b: self._on_stop())
         self.steer_button.on_click(lambda _b: self._on_steer())
         # Enter in the box arrives as a custom "submit" message (Text.on_submit is deprecated).
         self.steer_box.on_msg(lambda _w, content, _bufs: content.get("event") == "submit"
                               and self._on_steer())
-        self.bar = w(widgets.HBox([self.stop_button, self.steer_box, self.steer_button]), "orkas-controls")
-        self.root = w(widgets.VBox([self.status, self.body, self.approvals, self.bar]), "orkas-live")
+        self.bar = w(W.HBox([self.stop_button, self.steer_box, self.steer_button]), "orkas-controls")
+        self.root = w(W.VBox([self.status, self.body, self.approvals, self.bar]), "orkas-live")
         if self.controls is None:
             self.bar.layout.display = "none"
 
@@ -227,42 +219,47 @@ class LiveRenderer:
         except RuntimeError:
             self._loop = None  # driven synchronously: flushes happen on the next event
         self._status(force=True)
-        if self.show:
+        if self.show and self.slot is not None:
+            self.slot.update(self.root._repr_mimebundle_())
+        elif self.show:
+            from IPython.display import display
+
             self.handle = display(self.root, display_id=True)
         self._tick()
 
     def render(self, event: RunEvent) -> None:
-        if isinstance(event, TextDelta):
+        kind = event.type
+        if kind == "text_delta":
             self._streamed_chars += len(event.text)
             self._text_stream().append(event.text)
             self._maybe_flush()
             return
-        if isinstance(event, ThinkingDelta):
+        if kind == "thinking_delta":
             self._thinking_stream().append(event.text)
             self._maybe_flush()
             return
         self._flush_text()  # keep the order: text before whatever this event shows
-        if isinstance(event, ToolStart):
+        if kind == "tool_start":
             self._card_start(event)
-        elif isinstance(event, ToolEnd):
+        elif kind == "tool_end":
             self._card_end(event)
-        elif isinstance(event, Compaction):
+        elif kind == "compaction":
             self._notice(f"⇣ context compacted: {event.tokens_before:,} → {event.tokens_after:,} "
                          f"tokens ({event.messages_replaced} messages summarised)", "orkas-compaction")
-        elif isinstance(event, Retry):
+        elif kind == "retry":
             rotated = f", now on {event.rotated_to}" if event.rotated_to else ""
             self._notice(f"↻ retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}{rotated}",
                          "orkas-retry")
-        elif isinstance(event, Steer):
+        elif kind == "steer":
             notice = self._steer_notices.pop(event.text, None)
             label = f"↪ steer folded into the run: {event.text}"
             if notice is None:
                 self._notice(label, "orkas-steer-notice")
             else:
                 notice.value = self._notice_html(label)
-        elif isinstance(event, Warning):
+        elif kind == "warning":
             self._notice(f"⚠ {event.message}", "orkas-warning")
-        elif isinstance(event, Done):
+        elif kind == "done":
             self.result = event.result
         self._status()
 
@@ -277,10 +274,14 @@ class LiveRenderer:
         for b in (self.stop_button, self.steer_box, self.steer_button):
             b.disabled = True
         bundle = self.transcript(result) if self.transcript is not None else None
-        if bundle is not None and self.handle is not None:
-            data, metadata = bundle
+        if bundle is None:
+            return  # transcripts are off: the (disabled) widgets stay as the record
+        data, metadata = bundle
+        if self.slot is not None:
+            self.slot.final(data)
+        elif self.handle is not None:
             self.handle.update(data, metadata=metadata, raw=True)
-            self.close()
+        self.close()
 
     def close(self) -> None:
         """Close every widget of the view (their state leaves the kernel and the front end)."""
@@ -305,8 +306,8 @@ class LiveRenderer:
 
     def _thinking_stream(self) -> _MarkdownStream:
         if self._thinking is None:
-            box = self._widget(widgets.VBox([]))
-            fold = self._widget(widgets.Accordion([box], titles=("Thinking",), selected_index=None),
+            box = self._widget(_ipw().VBox([]))
+            fold = self._widget(_ipw().Accordion([box], titles=("Thinking",), selected_index=None),
                                 "orkas-thinking")
             self._append(self.body, fold)
             self._thinking = _MarkdownStream(self, box, "orkas-thinking-text")
@@ -342,9 +343,9 @@ class LiveRenderer:
     def _card_start(self, event: ToolStart) -> None:
         self._text = None  # text after the call goes below its card
         self._thinking = None
-        body = self._widget(widgets.HTML(self._card_html(event, None)), "orkas-tool-body")
+        body = self._widget(_ipw().HTML(self._card_html(event, None)), "orkas-tool-body")
         card = self._widget(
-            widgets.Accordion([body], titles=(self._card_title(event.name, "running"),),
+            _ipw().Accordion([body], titles=(self._card_title(event.name, "running"),),
                               selected_index=None),
             "orkas-tool",
         )
@@ -354,6 +355,8 @@ class LiveRenderer:
     def _card_end(self, event: ToolEnd) -> None:
         found = self._cards.get(event.call_id)
         if found is None:  # an end without a start (e.g. a rejection): give it a card too
+            from ..core.events import ToolStart
+
             self._card_start(ToolStart(call_id=event.call_id, name=event.name))
             found = self._cards[event.call_id]
         card, body, start = found
@@ -395,7 +398,7 @@ class LiveRenderer:
 
     def _notice(self, text: str, css: str) -> widgets.HTML:
         self._text = None
-        notice = self._widget(widgets.HTML(self._notice_html(text)), css)
+        notice = self._widget(_ipw().HTML(self._notice_html(text)), css)
         self._append(self.body, notice)
         return notice
 
@@ -423,14 +426,15 @@ class LiveRenderer:
         self.status.value = self.status_text()
 
     def status_text(self) -> str:
-        parts = [f"<b>{html.escape(self.info.model or self.info.agent)}</b>"]
+        name = getattr(self.info, "model", "") or getattr(self.info, "agent", "") or "agent"
+        parts = [f"<b>{html.escape(name)}</b>"]
         r = self.result
         elapsed = r.duration_s if r is not None and self._finished else time.monotonic() - self._started
         parts.append(f"{elapsed:.1f} s")
         if r is not None:
             u = r.usage
             parts.append(f"tokens in {u.input_tokens:,} / out {u.output_tokens:,}")
-            price = self.cost(self.info.model, u) if self.cost is not None else None
+            price = self.cost(name, u) if self.cost is not None else None
             if price is not None:
                 parts.append(f"${price:.4f}")
             state = {"end_turn": "done", "cancelled": "stopped"}.get(r.stop_reason, r.stop_reason)
@@ -444,6 +448,48 @@ class LiveRenderer:
 
 
 __all__ = ["LiveRenderer", "TranscriptSource", "CostSource", "safe_cut"]
+
+
+
+# -- plugging into the %%agent magic (orkas_nb.notebook.plugins) ------------------------------
+
+
+def _widgets_available(shell: Any) -> bool:
+    """Widgets need a kernel (display ids and comms reach a front end) and ipywidgets."""
+    import importlib.util
+
+    from .output import in_kernel
+
+    return in_kernel(shell) and importlib.util.find_spec("ipywidgets") is not None
+
+
+def _make_renderer(ctx: Any) -> "LiveRenderer":
+    return LiveRenderer(ctx.controls, transcript=ctx.transcript, slot=ctx.slot,
+                        interval_s=max(0.05, float(ctx.refresh_interval)))
+
+
+def _make_approver(ctx: Any, renderer: Any) -> Any:
+    if not isinstance(renderer, LiveRenderer):
+        return None  # another view: the text prompt of the approval policy asks instead
+    from .approvals_ui import WidgetApprover
+
+    return WidgetApprover(renderer, timeout_s=ctx.extra.get("approval_timeout_s", 300.0))
+
+
+def _make_kernel_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
+    from .kernel_tools import kernel_tools
+
+    return kernel_tools(shell)  # consent through services["approver"] at call time
+
+
+def register() -> None:
+    """Make the live view (``Agent.renderer = "widgets"``, the default in a kernel), its
+    approval buttons and the kernel tools available to ``%%agent``. Idempotent and light."""
+    from .plugins import register_approver, register_renderer, register_tools
+
+    register_renderer("widgets", _make_renderer, available=_widgets_available, priority=10)
+    register_approver("widgets", _make_approver)
+    register_tools("kernel", _make_kernel_tools)
 
 
 class RunControls:
@@ -470,4 +516,4 @@ class RunControls:
         self.approver.answer(request_id, answer)
 
 
-__all__ += ["RunControls"]
+__all__ += ["RunControls", "register"]
