@@ -53,6 +53,9 @@ class Agent:
         config: RunConfig | None = None,
         model_name: str | None = None,
         services: dict[str, Any] | None = None,
+        allowed_paths: Sequence[str | Path] = (),
+        approver: Callable[..., Any] | None = None,
+        tool_settings: Any = None,
         **provider_options: Any,
     ) -> None:
         self.workspace = Path(workspace).expanduser().resolve()
@@ -66,7 +69,8 @@ class Agent:
         if default_tools:
             from ..tools import default_tools as make_defaults
 
-            for t in make_defaults(self.workspace, services=services):
+            for t in make_defaults(self.workspace, services=services, allowed_paths=allowed_paths,
+                                   approver=approver, settings=tool_settings):
                 self.tools.add(t)
         for t in tools:
             if isinstance(t, Tool) and t.name in self.tools:

@@ -1,0 +1,135 @@
+"""The approver protocol: how a risky action asks the host (and so the user) for consent.
+
+A host supplies an *approver*: any callable, sync or async, that takes an
+:class:`ApprovalRequest` and returns a :class:`Decision`. The notebook shows three buttons; a
+script may answer from a policy. The three answers are:
+
+- ``Decision.ONCE``: allow this one action;
+- ``Decision.RUN``: allow this action and every later one the request's ``scope_key`` covers,
+  until the run ends (a run is one ``Agent.run``; its abort signal identifies it);
+- ``Decision.DENY``: refuse; the model is told why and may choose another way.
+
+Without an approver every risky action is denied. Logs record the category, the kind and the
+length of what was asked, never its text (seed 003 §4).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+import weakref
+from enum import Enum
+from typing import Any, Awaitable, Callable, Literal, Protocol, Union, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+log = logging.getLogger("orkas_nb.tools.approval")
+
+
+class Decision(str, Enum):
+    """An answer to an :class:`ApprovalRequest`."""
+
+    ONCE = "once"
+    RUN = "run"
+    DENY = "deny"
+
+
+class ApprovalRequest(BaseModel):
+    """One question to the user. ``subject`` is shown to the user and never logged."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["command", "path", "network"]
+    category: str
+    subject: str
+    reasons: list[str]
+    scope_key: str
+    scope_text: str
+    tool: str = ""
+    agent: str = ""
+    call_id: str = ""
+
+
+@runtime_checkable
+class Approver(Protocol):
+    """Answers approval requests; may be sync or async (a notebook awaits a button)."""
+
+    def __call__(self, request: ApprovalRequest) -> Union[Decision, Awaitable[Decision]]: ...
+
+
+ApproverLike = Callable[[ApprovalRequest], Any]
+
+
+class ApprovalGate:
+    """Asks the approver and remembers "for this run" answers, per run.
+
+    A run is identified by an object that lives exactly as long as the run (the runner's
+    ``AbortSignal``); grants are kept in a weak dictionary so they end with it.
+    """
+
+    def __init__(self, approver: ApproverLike | None = None) -> None:
+        self.approver = approver
+        self._grants: "weakref.WeakKeyDictionary[Any, set[str]]" = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def granted(self, run: Any, scope_key: str) -> bool:
+        with self._lock:
+            return scope_key in self._grants.get(run, set())
+
+    async def ask(
+        self, request: ApprovalRequest, *, run: Any, approver: ApproverLike | None = None
+    ) -> Decision:
+        """The decision for ``request``: a remembered grant, the approver's answer, or deny."""
+        if run is not None and self.granted(run, request.scope_key):
+            self._log(request, Decision.RUN, remembered=True)
+            return Decision.RUN
+        who = approver or self.approver
+        if who is None:
+            self._log(request, Decision.DENY, remembered=False)
+            return Decision.DENY
+        answer = who(request)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        decision = _coerce(answer)
+        if decision is Decision.RUN and run is not None:
+            with self._lock:
+                self._grants.setdefault(run, set()).add(request.scope_key)
+        self._log(request, decision, remembered=False)
+        return decision
+
+    @staticmethod
+    def _log(request: ApprovalRequest, decision: Decision, *, remembered: bool) -> None:
+        # Category and length only: the text may itself hold a secret (seed 003 §4).
+        log.info(
+            "approval kind=%s category=%s length=%d decision=%s%s",
+            request.kind,
+            request.category,
+            len(request.subject),
+            decision.value,
+            " (granted earlier in this run)" if remembered else "",
+        )
+
+
+def _coerce(answer: Any) -> Decision:
+    if isinstance(answer, Decision):
+        return answer
+    if isinstance(answer, str):
+        try:
+            return Decision(answer.lower())
+        except ValueError:
+            pass
+    if answer is True:
+        return Decision.ONCE
+    # Anything unexpected (None, False, a typo) is a refusal: fail closed.
+    return Decision.DENY
+
+
+def allow_all(request: ApprovalRequest) -> Decision:
+    """An approver that allows everything once; for scripts that accept the risk."""
+    return Decision.ONCE
+
+
+def deny_all(request: ApprovalRequest) -> Decision:
+    """An approver that refuses everything (the behaviour without an approver)."""
+    return Decision.DENY

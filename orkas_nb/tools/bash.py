@@ -1,0 +1,246 @@
+"""The one executor every shell call goes through, and the bash tools built on it.
+
+Order of a call: parse and grade the command (blocked → refused; risky → the approver; no
+approver → denied) → build the environment from an allow-list (the kernel's ``os.environ`` is
+only read, never changed) → run ``bash -c`` in its own process group, inside bubblewrap when
+available → stream the output into a head+tail buffer (a note says what was cut) → on timeout,
+Stop (the runner cancels this task: ``CancelledError``) or completion, kill the whole group, so
+grandchildren die too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+
+from ..core.errors import ToolError
+from ..harness.tools import FunctionTool, ToolContext, ToolOutput
+from .approval import ApprovalRequest, Decision
+from .jobs import JobStore, kill_group
+from .paths import STATE_DIR
+from .risk import Context, Grade, grade
+from .sandbox import IsolationStatus, build_env, bwrap_argv, isolation_status
+from .settings import Toolbox
+
+SANDBOX_NOTE = (
+    "[note: the command ran in the sandbox: only the workspace{allowed} is writable; the home "
+    "folder, credential folders, .orkas and /tmp of the machine are hidden{net}]"
+)
+
+
+class OutputBuffer:
+    """Keeps the first and last ``cap/2`` characters of a stream and counts what it drops."""
+
+    def __init__(self, cap: int) -> None:
+        self.half = max(1, cap // 2)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > self.half:
+                del self.tail[: len(self.tail) - self.half]
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        if self.total <= len(self.head) + len(self.tail):
+            return head + self.tail.decode("utf-8", errors="replace")
+        cut = self.total - len(self.head) - len(self.tail)
+        return (f"{head}\n[... {cut:,} bytes cut from the middle of {self.total:,}; send long "
+                f"output to a file and read it with read_file or grep_files ...]\n"
+                f"{self.tail.decode('utf-8', errors='replace')}")
+
+
+class ShellExecutor:
+    """Runs shell commands for one agent's tools; see the module docstring."""
+
+    def __init__(self, box: Toolbox) -> None:
+        self.box = box
+        self.status: IsolationStatus = isolation_status(box.settings.isolation)
+        self.jobs = JobStore(box.workspace / STATE_DIR)
+        self.shell = shutil.which("bash") or "/bin/sh"
+
+    def _cwd(self, cwd: str) -> Path:
+        target = self.box.policy.check(cwd)
+        if not target.path.is_dir():
+            raise ToolError(f"{cwd!r} is not a folder")
+        return target.path
+
+    def _env(self, per_call: dict[str, str] | None) -> dict[str, str]:
+        s = self.box.settings
+        return build_env(os.environ, self.box.policy.home, s.env_allow, s.env, per_call)
+
+    async def check(self, command: str, env: dict[str, str], cwd: Path, ctx: ToolContext) -> tuple[Grade, bool]:
+        """Grade ``command`` and ask about its risks; raises ToolError when refused."""
+        g = grade(command, Context(
+            policy=self.box.policy, env=env, cwd=cwd, isolated=self.status.isolated,
+            network=self.box.settings.network, kernel_pids=(os.getpid(), os.getppid()),
+        ))
+        if g.blocked:
+            raise ToolError(
+                "Blocked, nothing was run: " + "; ".join(f.reason for f in g.blocked)
+                + ". This command is never run by the agent."
+            )
+        consent_secrets = False
+        for category in sorted({f.category for f in g.risky}):
+            reasons = [f.reason for f in g.risky if f.category == category]
+            request = ApprovalRequest(
+                kind="command", category=category, subject=command, reasons=reasons,
+                scope_key=f"command:{category}",
+                scope_text=f"every command with this risk ({category}) for the rest of this run",
+                tool="bash", agent=ctx.agent, call_id=ctx.call_id,
+            )
+            decision = await self.box.gate.ask(
+                request, run=ctx.abort, approver=self.box.approver_for(ctx.services))
+            if decision is Decision.DENY:
+                raise ToolError(
+                    f"Denied, nothing was run: the command needs the user's approval ({category}: "
+                    f"{'; '.join(reasons)}) and it was not given. Choose another way, or explain "
+                    "to the user why this command is needed."
+                )
+            if category == "sensitive_path":
+                consent_secrets = True
+        return g, consent_secrets
+
+    def argv(self, command: str, env: dict[str, str], cwd: Path, *, consent_secrets: bool,
+             background: bool = False) -> list[str]:
+        inner = [self.shell, "--noprofile", "--norc", "-c", command] if self.shell.endswith(
+            "bash") else [self.shell, "-c", command]
+        if not self.status.isolated:
+            return inner
+        s = self.box.settings
+        return bwrap_argv(self.box.policy, cwd, env, network=s.network,
+                          readonly_extra=s.extra_readonly_paths, consented_secrets=consent_secrets,
+                          die_with_parent=True) + ["--", *inner]
+
+    async def run(self, command: str, *, timeout_s: float, env: dict[str, str], cwd: Path,
+                  argv: list[str]) -> tuple[int | None, str, bool]:
+        """Run in the foreground: (exit code or None on timeout, output, timed out)."""
+        buf = OutputBuffer(self.box.settings.output_cap_chars)
+        proc = await asyncio.create_subprocess_exec(
+            *argv, cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        assert proc.stdout is not None
+
+        async def pump() -> None:
+            while True:
+                chunk = await proc.stdout.read(65536)  # type: ignore[union-attr]
+                if not chunk:
+                    return
+                buf.feed(chunk)
+
+        reader = asyncio.ensure_future(pump())
+        timed_out = False
+        try:
+            await asyncio.wait_for(proc.wait(), timeout_s)
+        except asyncio.TimeoutError:
+            timed_out = True
+        except BaseException:  # Stop: the runner cancelled us; nothing may outlive the call
+            kill_group(proc.pid)
+            reader.cancel()
+            await asyncio.shield(proc.wait())
+            raise
+        finally:
+            # Kill what the command left running (its background children): a foreground call
+            # owns nothing after it returns; use background=true for long-lived processes.
+            kill_group(proc.pid)
+        try:
+            await asyncio.wait_for(reader, 2.0)
+        except asyncio.TimeoutError:
+            reader.cancel()
+        if timed_out:
+            await proc.wait()
+        return (None if timed_out else proc.returncode), buf.text(), timed_out
+
+
+def make_bash_tools(box: Toolbox) -> list[FunctionTool]:
+    executor = ShellExecutor(box)
+    box.services.setdefault("shell_executor", executor)
+    s = box.settings
+
+    def sandbox_note() -> str:
+        if not executor.status.isolated:
+            return ""
+        allowed = " and allowed folders" if len(box.policy.roots) > 1 else ""
+        net = "" if s.network else "; there is no network"
+        return "\n" + SANDBOX_NOTE.format(allowed=allowed, net=net)
+
+    async def bash(
+        command: str, ctx: ToolContext, timeout_s: float | None = None, background: bool = False,
+        cwd: str = ".", env: dict[str, str] | None = None,
+    ) -> ToolOutput:
+        """Run a bash command in the workspace and return its output and exit code.
+
+        Args:
+            command: the bash command line
+            timeout_s: seconds before the command and all it started are killed (default 120)
+            background: detach it (servers, long jobs): returns a job id for bash_poll/bash_stop
+            cwd: working folder, relative to the workspace
+            env: extra environment variables for this command only
+        """
+        if not command.strip():
+            raise ToolError("the command is empty")
+        timeout = s.bash_timeout_s if timeout_s is None else timeout_s
+        if not 0 < timeout <= s.bash_max_timeout_s:
+            raise ToolError(f"timeout_s must be between 0 and {s.bash_max_timeout_s:.0f} seconds")
+        where = executor._cwd(cwd)
+        full_env = executor._env(env)
+        _grade, consent = await executor.check(command, full_env, where, ctx)
+        argv = executor.argv(command, full_env, where, consent_secrets=consent)
+        if background:
+            info = executor.jobs.start(argv, full_env, where, command_length=len(command),
+                                       isolated=executor.status.isolated)
+            return ToolOutput(text=(
+                f"started background job {info.id}; its output goes to "
+                f"{STATE_DIR}/jobs/{info.id}.log. Check it with bash_poll(job_id={info.id!r}) "
+                f"and end it with bash_stop(job_id={info.id!r})."))
+        code, output, timed_out = await executor.run(
+            command, timeout_s=timeout, env=full_env, cwd=where, argv=argv)
+        if timed_out:
+            text = (f"{output}\n[timed out after {timeout:g}s: the command and every process it "
+                    "started were killed; use background=true for long jobs]")
+            return ToolOutput(text=text.lstrip("\n"), is_error=True)
+        note = sandbox_note() if code else ""
+        body = output if output else "(no output)"
+        return ToolOutput(text=f"{body}\n[exit code {code}]{note}", is_error=code != 0)
+
+    def bash_poll(job_id: str, offset: int = 0, max_chars: int = 20_000) -> str:
+        """Status and output of a background job started with bash(background=true).
+
+        Args:
+            job_id: the id bash returned
+            offset: first byte of the log to return; negative counts from the end (-2000 = tail)
+            max_chars: at most this many bytes of log
+        """
+        info = executor.jobs.load(job_id)
+        text, start, end, size = executor.jobs.read_log(
+            info, offset, max(1, min(max_chars, s.output_cap_chars)))
+        more = f"\n[log continues: poll again with offset={end}]" if end < size else ""
+        return (f"job {job_id}: {executor.jobs.status(info)}\n--- log bytes {start}-{end} of "
+                f"{size} ---\n{text}{more}")
+
+    def bash_stop(job_id: str) -> str:
+        """Stop a background job and everything it started.
+
+        Args:
+            job_id: the id bash returned
+        """
+        info = executor.jobs.load(job_id)
+        return f"job {job_id}: {executor.jobs.stop(info)}"
+
+    return [
+        FunctionTool(bash),
+        FunctionTool(bash_poll, read_only=True),
+        FunctionTool(bash_stop),
+    ]

@@ -1,0 +1,226 @@
+"""The path policy: which files the agent's tools may touch.
+
+Allowed: the workspace (the notebook's folder) and folders the user explicitly allows. Never:
+credential folders, system folders, the workspace's own ``.orkas`` state. Secret files
+(``.env`` and friends) only after the user's consent, which the tools ask through the approver.
+
+Every path is resolved first (``~``, ``..``, symlinks, absolute paths), then checked; names are
+compared after Unicode NFKC folding and case folding, so ``.ORKAS`` or a full-width ``．ssh``
+are refused too (they would be the same folder on a case-insensitive disk). The check on the
+resolved name is not the last word: :mod:`safe_io` opens the file without following links, so a
+file swapped for a symlink after the check is refused too.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from ..core.errors import ConfigError, ToolError
+
+STATE_DIR = ".orkas"
+
+# Relative to the home folder. Keychains and token stores of the common tools.
+CREDENTIAL_DIRS = (
+    ".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".password-store",
+    ".local/share/keyrings", "Library/Keychains", ".config/gh", ".terraform.d", ".vault-token",
+    ".local/share/jupyter/runtime", "Library/Jupyter/runtime", ".netrc", ".git-credentials",
+    ".pypirc", ".npmrc", ".cargo/credentials", ".cargo/credentials.toml", ".config/hub",
+)
+# Folder names refused wherever they appear (a copy of ~/.ssh inside an allowed folder).
+CREDENTIAL_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".password-store", ".kube", STATE_DIR})
+
+SYSTEM_DIRS = (
+    "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/proc",
+    "/sys", "/usr", "/run", "/var/run", "/var/lib", "/var/log", "/var/spool", "/var/cache",
+    "/var/db", "/System", "/Library", "/private/etc", "/private/var", "/Applications",
+)
+
+SECRET_NAMES = frozenset({
+    ".env", ".netrc", "_netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc",
+    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials", "credentials.json",
+    "secrets.toml", "secrets.json", "secrets.yaml", "secrets.yml", ".secrets",
+    "service-account.json", ".htpasswd",
+})
+SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".env", ".kdbx")
+NOT_SECRET_ENV = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
+
+# Files that run code the next time the *user* (outside any sandbox) works in the folder.
+PROTECTED_NAMES = frozenset({
+    ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
+    ".envrc",
+})
+PROTECTED_GIT = (".git/hooks", ".git/config")
+
+
+class PathRefused(ToolError):
+    """A path the policy refuses; the message says why and what is allowed."""
+
+
+def fold(name: str) -> str:
+    """The comparable form of a file name: NFKC, then case-folded."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a file name looks like a secret store (``.env``, keys, token files)."""
+    n = fold(name)
+    if n in NOT_SECRET_ENV:
+        return False
+    if n in SECRET_NAMES or n.startswith(".env.") or n.startswith("id_rsa"):
+        return True
+    return n.endswith(SECRET_SUFFIXES)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _folded_inside(path: Path, root: Path) -> bool:
+    p, r = fold(str(path)), fold(str(root))
+    return p == r or p.startswith(r.rstrip("/") + "/")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A checked path: where it really is, under which root, and whether it is a secret."""
+
+    path: Path
+    root: Path
+    secret: bool
+
+    @property
+    def display(self) -> str:
+        """How tools name the file to the model: relative to the workspace when inside it."""
+        try:
+            rel = self.path.relative_to(self.root)
+        except ValueError:  # pragma: no cover - a Resolved is always under its root
+            return str(self.path)
+        return str(rel) if self.root == self.workspace_root else str(self.path)
+
+    workspace_root: Path = Path("/")
+
+
+class PathPolicy:
+    """Resolves and checks paths for the workspace tools (and the sandbox's mounts)."""
+
+    def __init__(
+        self, workspace: str | Path, allowed: Iterable[str | Path] = (), home: Path | None = None
+    ) -> None:
+        self.home = (home or Path(os.path.expanduser("~"))).resolve()
+        self.workspace = Path(workspace).expanduser().resolve()
+        self.credential_dirs = tuple(self.home / d for d in CREDENTIAL_DIRS) + _runtime_dirs()
+        self._check_root(self.workspace, "the workspace")
+        roots = [self.workspace]
+        for a in allowed:
+            p = Path(a).expanduser().resolve()
+            self._check_root(p, "an allowed folder")
+            if p not in roots:
+                roots.append(p)
+        self.roots = tuple(roots)
+
+    # -- configuration ------------------------------------------------------------------------
+
+    def _check_root(self, root: Path, what: str) -> None:
+        if not root.is_dir():
+            raise ConfigError(f"{what} {str(root)!r} is not a folder")
+        if root == Path(root.anchor):
+            raise ConfigError(f"{what} cannot be the root of the file system ({root})")
+        if root == self.home and what != "the workspace":
+            raise ConfigError(
+                f"{what} cannot be the whole home folder ({root}); allow a project folder in it"
+            )
+        reason = self._forbidden(root)
+        if reason:
+            raise ConfigError(f"{what} {str(root)!r} cannot be used: {reason}")
+
+    def _forbidden(self, path: Path) -> str | None:
+        """Why a resolved path can never be touched, or None."""
+        for d in self.credential_dirs:
+            if _folded_inside(path, d):
+                return f"it is in a credential store ({d}), which tools never touch"
+        for part in path.parts:
+            if fold(part) in CREDENTIAL_NAMES:
+                if fold(part) == STATE_DIR:
+                    return "it is in an agent state folder (.orkas), which tools never touch"
+                return f"it is in a credential folder ({part}), which tools never touch"
+        for s in SYSTEM_DIRS:
+            if _folded_inside(path, Path(s)):
+                return f"it is in a system folder ({s}), which tools never touch"
+        return None
+
+    # -- the check ----------------------------------------------------------------------------
+
+    def resolve(self, raw: str, base: Path | None = None) -> Path:
+        """Where ``raw`` really points (symlinks, ``~``, ``..`` resolved), without checking."""
+        if "\x00" in raw:
+            raise PathRefused("the path contains a NUL character")
+        if not raw.strip():
+            raise PathRefused("the path is empty")
+        expanded = os.path.expanduser(raw) if raw.startswith("~") else raw
+        return ((base or self.workspace) / expanded).resolve()
+
+    def root_of(self, path: Path) -> Path | None:
+        for root in self.roots:
+            if _inside(path, root):
+                return root
+        return None
+
+    def check(self, raw: str, *, write: bool = False, base: Path | None = None) -> Resolved:
+        """Resolve ``raw`` and refuse it unless the tools may use it; see the module docs."""
+        path = self.resolve(raw, base)
+        root = self.root_of(path)
+        if root is None:
+            where = ", ".join(str(r) for r in self.roots)
+            raise PathRefused(
+                f"{raw!r} resolves to {path}, which is outside the workspace; tools can only use "
+                f"files under {where} (the user can allow more folders)"
+            )
+        reason = self._forbidden(path.relative_to(root)) if path != root else None
+        reason = reason or self._forbidden_anywhere(path)
+        if reason:
+            raise PathRefused(f"{raw!r} is refused: {reason}")
+        if write:
+            self._check_writable(raw, path, root)
+        return Resolved(path=path, root=root, secret=is_secret_name(path.name),
+                        workspace_root=self.workspace)
+
+    def _forbidden_anywhere(self, path: Path) -> str | None:
+        for d in self.credential_dirs:
+            if _folded_inside(path, d):
+                return f"it is in a credential store ({d}), which tools never touch"
+        return None
+
+    def _check_writable(self, raw: str, path: Path, root: Path) -> None:
+        rel = path.relative_to(root)
+        if fold(path.name) in PROTECTED_NAMES:
+            raise PathRefused(
+                f"{raw!r} is a shell start-up file; tools do not write it because it would run "
+                "code outside the sandbox the next time you open a shell"
+            )
+        folded = fold(str(rel))
+        for g in PROTECTED_GIT:
+            if folded == g or folded.startswith(g + "/"):
+                raise PathRefused(
+                    f"{raw!r} is git configuration or a git hook; tools do not write it because "
+                    "git would run it outside the sandbox"
+                )
+
+    def check_many(self, raws: Iterable[str]) -> list[Resolved]:
+        return [self.check(r) for r in raws]
+
+
+def _runtime_dirs() -> tuple[Path, ...]:
+    """Jupyter's runtime folders hold kernel connection files with their signing keys."""
+    found = []
+    for var in ("JUPYTER_RUNTIME_DIR",):
+        value = os.environ.get(var)
+        if value:
+            found.append(Path(value).expanduser().resolve())
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg:
+        found.append(Path(xdg).resolve() / "jupyter")
+    return tuple(found)

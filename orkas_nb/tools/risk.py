@@ -1,0 +1,373 @@
+"""Risk grading of bash commands before they run.
+
+Each command the parsed line would run (see :mod:`shell_parse`) is checked against rules that
+yield findings: a *category* (what kind of risk), a *reason* written for the user and the model,
+and whether it is *blocked* (never run, whatever the approver says). Risky findings go to the
+approver; blocked ones are refused outright.
+
+Some rules depend on the mode. With OS isolation (bubblewrap) the sandbox already confines what
+no parser can see (``python3 -c``, ``awk``, paths built at run time), so only the risks the
+sandbox does not remove are graded. Without isolation (degraded mode) the grader must stand in
+for it: every path that leaves the workspace, every program whose effect cannot be read from
+its arguments, and every network client needs approval.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+from urllib.parse import urlsplit
+
+from .paths import PathPolicy, fold, is_secret_name
+from .shell_parse import SHELLS, Command, Script, parse
+
+BLOCKED_PROGRAMS = frozenset({
+    "shutdown", "reboot", "halt", "poweroff", "mkfs", "mkswap", "fdisk", "sfdisk", "parted",
+    "wipefs", "insmod", "rmmod", "modprobe", "kexec", "init", "telinit", "swapoff", "swapon",
+    "mount", "umount", "systemctl", "launchctl",
+})
+ESCALATION = frozenset({
+    "sudo", "su", "doas", "pkexec", "runuser", "setpriv", "nsenter", "unshare", "chroot", "capsh",
+    "setcap", "chown", "chgrp", "docker", "podman", "lxc", "machinectl", "visudo", "passwd",
+    "useradd", "usermod", "adduser",
+})
+NET_CLIENTS = frozenset({
+    "curl", "wget", "http", "https", "httpie", "xh", "nc", "ncat", "netcat", "socat", "telnet",
+    "ssh", "scp", "sftp", "ftp", "rsync", "aria2c", "lynx", "w3m", "links", "mail", "sendmail",
+    "mutt", "openssl",
+})
+RAW_NET = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "ssh", "ftp", "openssl"})
+INTERPRETERS = SHELLS | frozenset({
+    "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php",
+    "lua", "Rscript", "R", "julia", "tclsh", "osascript", "pwsh", "powershell", "awk", "gawk",
+    "mawk", "nawk", "ipython", "jupyter",
+})
+DECODERS = frozenset({"base64", "base32", "xxd", "openssl", "uudecode", "gunzip", "zcat", "rev", "tr"})
+# Programs whose effect (in degraded mode) is fully read from their path arguments.
+KNOWN_EFFECT = frozenset({
+    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "sort", "uniq", "cut",
+    "tr", "echo", "printf", "pwd", "mkdir", "rmdir", "cp", "mv", "rm", "touch", "diff", "cmp",
+    "file", "stat", "du", "df", "date", "true", "false", "test", "[", "basename", "dirname",
+    "realpath", "readlink", "seq", "tee", "nl", "paste", "join", "comm", "column", "md5sum",
+    "sha1sum", "sha256sum", "gzip", "gunzip", "zcat", "bzip2", "xz", "unzip", "zip", "jq",
+    "whoami", "id", "uname", "hostname", "sleep", "printenv", "which", "type", "cd", "export",
+    "unset", "set", "exit", "return", "shift", "local", "declare", "readonly", ":", "wait",
+    "find", "tree", "less", "more", "od", "hexdump", "base64", "fold", "fmt", "expand", "split",
+    "csplit", "shuf", "tac", "ln", "chmod", "env", "timeout", "nohup", "nice", "time", "xargs",
+    "command", "builtin", "exec", "stdbuf", "yes", "expr", "bc", "numfmt", "iconv", "sync",
+})
+NO_FILES = frozenset({"echo", "printf", "true", "false", "expr", "seq", "sleep", "date", ":",
+                      "export", "unset", "set", "local", "declare", "readonly", "exit", "return",
+                      "yes", "bc", "numfmt", "test", "["})
+HARMLESS_DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero",
+                    "/dev/urandom", "/dev/random", "/dev/tty", "/dev/fd/")
+SENSITIVE = re.compile(
+    r"(^|[/~\s'\"=:])\.(ssh|aws|gnupg|kube|docker/config|password-store|netrc|git-credentials|"
+    r"config/gcloud|azure|pgpass|orkas)(\b|/|$)|id_(rsa|dsa|ecdsa|ed25519)\b|/etc/(g?shadow|sudoers)"
+    r"|jupyter/runtime|kernel-[\w-]+\.json|/proc/[^/\s]+/(environ|mem|maps)|\bHISTFILE\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    category: str
+    reason: str
+    blocked: bool = False
+
+
+@dataclass
+class Grade:
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def blocked(self) -> list[Finding]:
+        return [f for f in self.findings if f.blocked]
+
+    @property
+    def risky(self) -> list[Finding]:
+        return [f for f in self.findings if not f.blocked]
+
+    @property
+    def categories(self) -> list[str]:
+        return sorted({f.category for f in self.findings})
+
+    def add(self, category: str, reason: str, blocked: bool = False) -> None:
+        f = Finding(category, reason, blocked)
+        if f not in self.findings:
+            self.findings.append(f)
+
+
+@dataclass
+class Context:
+    policy: PathPolicy
+    env: Mapping[str, str]
+    cwd: Path
+    isolated: bool
+    network: bool
+    kernel_pids: tuple[int, ...] = ()
+
+    @property
+    def net_reachable(self) -> bool:
+        return self.network or not self.isolated
+
+
+def grade(command: str, ctx: Context) -> Grade:
+    """Grade one bash command line; see the module docstring."""
+    g = Grade()
+    script = parse(command, dict(ctx.env))
+    if script.errors:
+        g.add("unparseable", f"{script.errors[0]}, so what it would run cannot be checked")
+    for name, called in script.functions.items():
+        if name in called:
+            g.add("blocked", f"function {name!r} calls itself (a fork bomb)", blocked=True)
+    for literal in script.literals:
+        _sensitive(literal, g)
+    for cmd in script.commands:
+        _command(cmd, ctx, g)
+    for r in script.redirects:
+        _redirect_target(r.target.value if r.target else None, r.op, ctx, g, r.target is not None)
+    return g
+
+
+def _sensitive(text: str, g: Grade) -> None:
+    m = SENSITIVE.search(text)
+    if m:
+        g.add("sensitive_path", f"it names a credential or state location ({m.group(0).strip()})")
+        return
+    for part in re.split(r"[\s/'\"=:;|&<>()]+", text):
+        if part and is_secret_name(part):
+            g.add("sensitive_path", f"it names a secret file ({part})")
+            return
+
+
+def _command(cmd: Command, ctx: Context, g: Grade) -> None:
+    prog = cmd.program
+    args = cmd.static_args()
+    if prog is None:
+        if not ctx.isolated:
+            g.add("unconfined_code", "the program to run is computed at run time, so it cannot be checked")
+        return
+    if not prog:
+        return
+    if prog in BLOCKED_PROGRAMS or prog.startswith("mkfs."):
+        g.add("blocked", f"{prog} changes the machine itself; the agent never runs it", blocked=True)
+    if prog in ("kill", "pkill", "killall"):
+        _kill(cmd, ctx, g)
+    if prog in ESCALATION or (prog == "chmod" and any(re.search(r"(^|[ugo,]*\+)[^,]*s|^[2467]\d{3}$", a) for a in args)):
+        g.add("privilege_escalation", f"{prog} can change privileges or ownership")
+    if prog == "dd" and any(a.startswith("of=/dev/") for a in args):
+        g.add("blocked", "dd onto a device would overwrite a disk", blocked=True)
+    _delete(cmd, prog, args, ctx, g)
+    _code_from_stdin(cmd, prog, g)
+    if ctx.net_reachable:
+        _network(cmd, prog, args, ctx, g)
+    if not ctx.isolated:
+        _degraded(cmd, prog, ctx, g)
+
+
+def _kill(cmd: Command, ctx: Context, g: Grade) -> None:
+    targets = [a for a in cmd.static_args() if not a.startswith("-") or a == "-1"]
+    for t in targets:
+        if t in ("-1", "1") or (t.isdigit() and int(t) in ctx.kernel_pids):
+            g.add("blocked", "it would signal every process or the kernel itself", blocked=True)
+    if not ctx.isolated and cmd.program in ("pkill", "killall"):
+        g.add("process_kill", f"{cmd.program} matches processes by name and could stop the kernel")
+
+
+def _delete(cmd: Command, prog: str, args: list[str], ctx: Context, g: Grade) -> None:
+    recursive = False
+    if prog == "rm":
+        flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+        recursive = "r" in flags.lower() or "--recursive" in args
+        targets = [a for a in args if not a.startswith("-")]
+        dynamic = any(a.dynamic for a in cmd.args)
+        for t in targets:
+            p = _resolve(t, ctx)
+            if p is not None and (p == Path("/") or p == ctx.policy.home or p.parent == Path("/")):
+                g.add("blocked", f"rm of {p} would destroy the system or the home folder", blocked=True)
+            elif p is not None and p in ctx.policy.roots and recursive:
+                g.add("destructive_delete", f"it deletes the whole folder {p}")
+        if recursive or any(("*" in t or "?" in t) for t in targets) or (dynamic and recursive):
+            g.add("destructive_delete", "rm removes several files at once (recursive or glob)")
+    elif prog == "find" and ("-delete" in args):
+        g.add("destructive_delete", "find -delete removes every match")
+    elif prog == "git" and args[:1] == ["clean"] and any(a.startswith("-") and "f" in a for a in args):
+        g.add("destructive_delete", "git clean -f deletes untracked files")
+    elif prog == "git" and args[:1] == ["reset"] and "--hard" in args:
+        g.add("destructive_delete", "git reset --hard discards uncommitted work")
+    elif prog in ("shred", "wipe", "srm"):
+        g.add("destructive_delete", f"{prog} destroys file contents")
+    elif prog == "rsync" and any(a.startswith("--delete") for a in args):
+        g.add("destructive_delete", "rsync --delete removes files at the destination")
+
+
+def _code_from_stdin(cmd: Command, prog: str, g: Grade) -> None:
+    if prog not in INTERPRETERS or not cmd.fed():
+        return
+    script_args = [a for a in cmd.args if a.value is None or not a.value.startswith("-")]
+    if script_args and prog not in SHELLS and script_args[0].value != "-":
+        return  # python3 script.py < data.csv: stdin is data, not code
+    upstream = cmd.upstream()
+    names = {u.program for u in upstream}
+    if any(n in ("curl", "wget", "aria2c") for n in names):
+        g.add("download_execute", f"it pipes a download into {prog}")
+    elif any(n in DECODERS for n in names) or any(u.program is None for u in upstream):
+        g.add("obfuscated_code", f"it decodes text and runs it with {prog}, hiding what runs")
+    elif prog in SHELLS and not upstream and all(r.body is not None for r in cmd.redirects if r.op in ("<<", "<<<", "<<-")):
+        return  # a static heredoc: already parsed and graded as commands
+    elif upstream or any(r.body is None and r.op in ("<<", "<<<", "<<-") for r in cmd.redirects):
+        g.add("obfuscated_code", f"{prog} runs code computed at run time, which cannot be checked")
+    if cmd.program == "eval" or (prog in SHELLS and any(a.dynamic for a in cmd.args)):
+        g.add("obfuscated_code", "it runs code computed at run time")
+
+
+def _network(cmd: Command, prog: str, args: list[str], ctx: Context, g: Grade) -> None:
+    if prog == "eval" and any(a.dynamic for a in cmd.args):
+        g.add("obfuscated_code", "eval runs code computed at run time")
+    if prog not in NET_CLIENTS and not (prog == "git" and args[:1] in (["push"], ["send-email"])):
+        if prog in INTERPRETERS and any(a.dynamic for a in cmd.args):
+            for u in cmd.args:
+                pass
+        return
+    for a in args:
+        host = _host_of(a)
+        if host and _is_local(host):
+            g.add("network_local", f"{prog} would reach a local service ({host}), such as the "
+                  "Jupyter server, which holds the user's notebooks")
+    upload = {"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F", "--form",
+              "-T", "--upload-file", "--json", "--post-data", "--post-file", "--body-data",
+              "--body-file"}
+    if prog in RAW_NET or prog in ("scp", "sftp", "mail", "sendmail", "mutt") or prog == "git" or (
+        prog == "rsync" and any(":" in a and not a.startswith("-") for a in args)
+    ) or any(a.split("=")[0] in upload for a in args) or any(
+        a in ("-X", "--request", "--method") and i + 1 < len(args) and args[i + 1].upper() in ("POST", "PUT", "PATCH")
+        for i, a in enumerate(args)
+    ) or (cmd.fed() and prog in ("curl", "wget")):
+        g.add("exfiltration", f"{prog} can send local data over the network")
+    if not ctx.isolated:
+        g.add("network", f"{prog} uses the network, which cannot be confined without isolation")
+
+
+def _host_of(arg: str) -> str | None:
+    if "://" in arg:
+        try:
+            return urlsplit(arg).hostname
+        except ValueError:
+            return None
+    m = re.match(r"^(?:[\w.-]+@)?(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d+", arg)
+    if m:
+        return m.group(1).strip("[]")
+    if re.match(r"^(localhost|[\d.]+|\[?[0-9a-fA-F:]+\]?)$", arg) and ("." in arg or ":" in arg or arg == "localhost" or arg.isdigit()):
+        return arg.strip("[]")
+    return None
+
+
+def _is_local(host: str) -> bool:
+    h = host.lower().rstrip(".")
+    if h == "localhost" or h.endswith(".localhost") or h in ("0", "0.0.0.0", "::", "::1"):
+        return True
+    try:
+        ip = ipaddress.ip_address(h)
+    except ValueError:
+        try:
+            ip = ipaddress.ip_address(socket.inet_aton(h))  # 127.1, 0x7f.1, 2130706433
+        except (OSError, ValueError):
+            return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified or ip.is_reserved
+
+
+def _redirect_target(value: str | None, op: str, ctx: Context, g: Grade, has_target: bool) -> None:
+    if not has_target or op in ("<<", "<<<", "<<-", ">&", "<&"):
+        return
+    if value is None:
+        if not ctx.isolated:
+            g.add("outside_workspace", "a redirection goes to a file computed at run time")
+        return
+    if value.startswith(("/dev/tcp/", "/dev/udp/")):
+        if ctx.net_reachable:
+            g.add("exfiltration", "a redirection opens a raw network connection (/dev/tcp)")
+            host = value.split("/")[3] if value.count("/") >= 3 else ""
+            if host and _is_local(host):
+                g.add("network_local", f"a redirection reaches a local service ({host})")
+        return
+    if not ctx.isolated:
+        _outside(value, ctx, g, "a redirection")
+
+
+def _resolve(word: str, ctx: Context) -> Path | None:
+    try:
+        w = os.path.expanduser(word) if word.startswith("~") else word
+        return (ctx.cwd / w).resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def _outside(word: str, ctx: Context, g: Grade, what: str) -> None:
+    if word.startswith(HARMLESS_DEVICES):
+        return
+    candidates: Iterable[str] = [word]
+    if any(ch in word for ch in "*?["):
+        import glob
+
+        base = word if os.path.isabs(word) else str(ctx.cwd / word)
+        found = glob.glob(os.path.expanduser(base))
+        candidates = found or [word.split("*")[0].split("?")[0].split("[")[0] or "."]
+    for c in candidates:
+        p = _resolve(c, ctx)
+        if p is None or ctx.policy.root_of(p) is None:
+            g.add("outside_workspace", f"{what} reaches {p or c}, outside the workspace")
+            return
+        if any(fold(part) == ".orkas" for part in p.parts):
+            g.add("sensitive_path", f"{what} reaches the agent's state folder (.orkas)")
+            return
+
+
+def _degraded(cmd: Command, prog: str, ctx: Context, g: Grade) -> None:
+    """Without isolation the grader is the only guard: paths, unknown programs, dynamic args."""
+    name = cmd.name.value or ""
+    if "/" in name:
+        p = _resolve(name, ctx)
+        if p is not None and ctx.policy.root_of(p) is not None:
+            g.add("unconfined_code", f"it runs a program from the workspace ({name}), which cannot "
+                  "be confined without isolation")
+            return
+    if prog not in KNOWN_EFFECT:
+        g.add("unconfined_code", f"{prog} can run arbitrary code or touch any file, which cannot be "
+              "confined without isolation")
+        return
+    if prog in NO_FILES:
+        return
+    if prog == "tar" or (prog == "find" and {"-fprint", "-fprintf", "-fls"} & set(cmd.static_args())):
+        pass
+    for a in cmd.args:
+        if a.value is None:
+            g.add("outside_workspace", f"an argument of {prog} is computed at run time, so the files "
+                  "it touches cannot be checked")
+            return
+        v = a.value
+        if v.startswith("-") and "=" in v:
+            v = v.split("=", 1)[1]
+        elif v.startswith("-"):
+            continue
+        if prog in ("grep", "egrep", "fgrep", "rg") and a is _first_operand(cmd):
+            continue  # the pattern, not a path
+        _outside(v, ctx, g, f"{prog}")
+
+
+def _first_operand(cmd: Command):
+    for a in cmd.args:
+        if a.value is not None and not a.value.startswith("-"):
+            return a
+    return None
+
+
+def category_summary(g: Grade) -> str:
+    return ", ".join(g.categories)

@@ -1,0 +1,217 @@
+"""OS isolation for bash (bubblewrap on Linux) and the environment each command gets.
+
+With bubblewrap a command sees: the system folders read-only, the interpreter and tool
+folders on ``PATH`` read-only, the workspace and allowed folders read-write, an empty private
+home and ``/tmp``, no network (unless allowed), its own process namespace, no capabilities. The
+workspace's ``.orkas`` state, secret files (until consent), git hooks/config and shell start-up
+files are masked or made read-only inside it. Facts checked on Debian's bubblewrap 0.8 (SPEC §8).
+
+Without bubblewrap (not installed, not Linux, or user namespaces refused) the executor runs in
+*degraded mode*: :func:`isolation_status` says so and why, and the risk grader asks for approval
+for anything it cannot confine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from .paths import CREDENTIAL_DIRS, PROTECTED_GIT, PROTECTED_NAMES, STATE_DIR, PathPolicy, is_secret_name
+
+SYSTEM_RO = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+             "/nix", "/snap")
+# Readable by root under /etc but secret: masked with an empty file.
+MASKED_SYSTEM_FILES = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+                       "/etc/sudoers", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
+                       "/etc/ssh/ssh_host_ed25519_key", "/etc/machine-id")
+BASE_ENV = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "VIRTUAL_ENV",
+            "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PYENV_ROOT", "PYENV_VERSION", "JAVA_HOME",
+            "CARGO_HOME", "RUSTUP_HOME", "GOPATH", "GOROOT", "NVM_DIR", "PYTHONPATH")
+SECRET_ENV = re.compile(
+    r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^AWS_|^AZURE_|^GOOGLE_|"
+    r"^GCP_|^OPENAI|^ANTHROPIC|^HF_|^JPY_|^JUPYTER|^GH_|^GITHUB_|^SSH_|^GPG_|^ORKAS_", re.I)
+FORBIDDEN_ENV = re.compile(r"^(LD_|DYLD_|BASH_ENV$|ENV$|BASH_FUNC_|PROMPT_COMMAND$|SHELLOPTS$|"
+                           r"BASHOPTS$|PS4$|IFS$|GIT_|PYTHONSTARTUP$|PERL5OPT$|NODE_OPTIONS$)")
+SECRET_SCAN_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class IsolationStatus:
+    """Whether bash commands run isolated, and if not, why (``%agent config`` shows it)."""
+
+    mode: str  # "bubblewrap" or "none"
+    detail: str
+
+    @property
+    def isolated(self) -> bool:
+        return self.mode == "bubblewrap"
+
+
+@lru_cache(maxsize=1)
+def _probe() -> IsolationStatus:
+    if not sys.platform.startswith("linux"):
+        return IsolationStatus("none", f"no OS isolation on {sys.platform}; risky commands need approval")
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return IsolationStatus(
+            "none", "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap); "
+            "commands run unconfined and anything leaving the workspace needs approval")
+    try:
+        done = subprocess.run(
+            [exe, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--die-with-parent",
+             "--cap-drop", "ALL", "--", "/bin/true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return IsolationStatus("none", f"bubblewrap could not start: {exc}")
+    if done.returncode != 0:
+        err = done.stderr.decode(errors="replace").strip()[:200]
+        return IsolationStatus("none", f"bubblewrap is installed but refused to run here ({err}); "
+                               "user namespaces may be disabled")
+    return IsolationStatus("bubblewrap", f"bubblewrap ({exe}): system read-only, workspace "
+                           "writable, home and credentials hidden")
+
+
+def isolation_status(setting: str = "auto") -> IsolationStatus:
+    """The isolation bash will use under ``setting`` ("auto", "bubblewrap" or "off")."""
+    if setting == "off":
+        return IsolationStatus("none", "isolation turned off in the settings; risky commands "
+                               "and paths outside the workspace need approval")
+    status = _probe()
+    if setting == "bubblewrap" and not status.isolated:
+        from ..core.errors import ConfigError
+
+        raise ConfigError(f"isolation 'bubblewrap' was asked for but is unavailable: {status.detail}")
+    return status
+
+
+def build_env(
+    base: Mapping[str, str], home: Path, extra_names: Iterable[str] = (),
+    values: Mapping[str, str] | None = None, per_call: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of one command: an allow-list copied from ``base``, never ``os.environ``
+    itself; secrets are dropped even when their name was allowed."""
+    env: dict[str, str] = {}
+    names = set(BASE_ENV) | set(extra_names)
+    for name, value in base.items():
+        if (name in names or name.startswith("LC_")) and not SECRET_ENV.search(name):
+            env[name] = value
+    env.update({"HOME": str(home), "PAGER": "cat", "GIT_PAGER": "cat", "MPLBACKEND": "Agg",
+                "TMPDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"})
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env.setdefault("LANG", "C.UTF-8")
+    for source in (values or {}), (per_call or {}):
+        for name, value in source.items():
+            check_env_name(name)
+            env[name] = value
+    return env
+
+
+def check_env_name(name: str) -> None:
+    from ..core.errors import ToolError
+
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ToolError(f"{name!r} is not a valid environment variable name")
+    if FORBIDDEN_ENV.match(name):
+        raise ToolError(f"setting {name} is not allowed: it changes what programs load or run")
+
+
+def _toolchain_dirs(env: Mapping[str, str], home: Path) -> list[Path]:
+    """Read-only folders a command needs beyond the system: PATH entries and Python's prefix."""
+    wanted: list[Path] = []
+    entries = [Path(p) for p in env.get("PATH", "").split(":") if p]
+    entries += [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
+    homes = {home, Path(os.path.expanduser("~")).resolve(), Path("/root")}
+    for e in entries:
+        try:
+            e = e.resolve()
+        except OSError:
+            continue
+        if not e.exists():
+            continue
+        top = e
+        for h in homes:
+            if h in e.parents:
+                first = e.relative_to(h).parts[0]
+                top = e if first in (".local", ".config") else h / first
+                break
+        else:
+            parts = e.parts
+            top = Path(*parts[:3]) if len(parts) > 3 else e
+        if any(str(top).startswith(str(h / d)) for h in homes for d in CREDENTIAL_DIRS):
+            continue
+        if top not in wanted:
+            wanted.append(top)
+    return wanted
+
+
+def _secret_files(root: Path) -> list[Path]:
+    """Secret files under ``root``, to mask them until the user consents (bounded scan)."""
+    from .search import IGNORED_DIRS
+
+    found: list[Path] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]
+        for name in filenames:
+            seen += 1
+            if is_secret_name(name):
+                found.append(Path(dirpath) / name)
+        if seen > SECRET_SCAN_LIMIT:
+            break
+    return found
+
+
+def bwrap_argv(
+    policy: PathPolicy, cwd: Path, env: Mapping[str, str], *, network: bool,
+    readonly_extra: Iterable[str] = (), consented_secrets: bool = False,
+    die_with_parent: bool = True,
+) -> list[str]:
+    """The bubblewrap command line that confines one shell command (see the module docs)."""
+    argv = ["bwrap", "--die-with-parent"] if die_with_parent else ["bwrap"]
+    argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
+    if not network:
+        argv.append("--unshare-net")
+    for d in SYSTEM_RO:
+        if os.path.isdir(d):
+            argv += ["--ro-bind", d, d] if not os.path.islink(d) else ["--symlink", os.readlink(d), d]
+    for f in MASKED_SYSTEM_FILES:
+        if os.path.exists(f):
+            argv += ["--ro-bind", "/dev/null", f]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run",
+             "--tmpfs", "/var", "--tmpfs", "/home", "--dir", "/var/tmp"]
+    home = Path(env.get("HOME", str(policy.home)))
+    argv += ["--tmpfs", str(home)] if str(home) not in ("/tmp", "/") else []
+    if Path("/root") != home:
+        argv += ["--tmpfs", "/root"]
+    for d in _toolchain_dirs(env, home) + [Path(p) for p in readonly_extra]:
+        if not any(str(d).startswith(s + "/") or str(d) == s for s in SYSTEM_RO):
+            argv += ["--ro-bind-try", str(d), str(d)]
+    for root in policy.roots:
+        argv += ["--bind", str(root), str(root)]
+    state = policy.workspace / STATE_DIR
+    state.mkdir(exist_ok=True)
+    argv += ["--tmpfs", str(state)]
+    for root in policy.roots:
+        for cred in CREDENTIAL_DIRS:
+            p = root / cred
+            if p.exists() and p.is_dir():
+                argv += ["--tmpfs", str(p)]
+        for name in PROTECTED_NAMES:
+            p = root / name
+            if p.is_file():
+                argv += ["--ro-bind", str(p), str(p)]
+        for g in PROTECTED_GIT:
+            p = root / g
+            if p.exists():
+                argv += ["--ro-bind", str(p), str(p)]
+        if not consented_secrets:
+            for secret in _secret_files(root):
+                argv += ["--ro-bind", "/dev/null", str(secret)]
+    argv += ["--chdir", str(cwd)]
+    return argv
