@@ -193,7 +193,7 @@ class FailoverProvider:
                 if decision is None:
                     raise
                 next_index, wait, reason = decision
-                if next_index == index:
+                if next_index == index or wait > 0:
                     retries += 1
                 announce += 1
                 rotated = self.candidates[next_index].label if next_index != index else None
@@ -221,5 +221,9 @@ class FailoverProvider:
             other = self._next_ready(index)
             if other is not None:
                 return other, 0.0, f"{label}: rate limited; switching"
-            return index, wait, f"{label}: rate limited; waiting {wait:.1f} s"
+            # Everyone is resting: wait for whichever candidate is back first.
+            soonest = min(range(len(self.candidates)),
+                          key=lambda i: self.cooldowns.remaining(self.candidates[i].label))
+            wait = self.cooldowns.remaining(self.candidates[soonest].label)
+            return soonest, wait, f"{label}: rate limited; waiting {wait:.1f} s"
         return index, wait, f"{label}: {error}; retrying in {wait:.1f} s"

@@ -12,6 +12,9 @@ from tests.fakes.model_server import Fault, Reply, ToolCall
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 
+# The SDK warns about model end-of-life dates; the names here are only wire labels.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
 
 def _openai(server):
     return openai.OpenAI(base_url=server.openai_url, api_key="sk-test", max_retries=0)
