@@ -1,13 +1,75 @@
-"""The notebook adapter: magics, widgets, kernel tools. Nothing imports it."""
+"""The notebook adapter: ``%load_ext orkas_nb``, the ``%%agent`` magic, its views and config.
+
+Loading is light (traitlets and IPython are already there); the engine is imported at the first
+run. Public surface: :func:`load_ipython_extension`, :func:`wait` (await a background run),
+:func:`current_state`, and the registration functions of :mod:`.plugins` for other views.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from .plugins import register_approver, register_renderer, register_tools
+
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "wait", "current_state",
+           "register_renderer", "register_approver", "register_tools"]
+
+_states: dict[int, Any] = {}
+_installed: dict[int, tuple[Any, Any]] = {}
+
+
+def current_state(shell: Any = None) -> Any:
+    """The adapter's state for ``shell`` (default: the running IPython), or None."""
+    if shell is None:
+        try:
+            from IPython import get_ipython
+
+            shell = get_ipython()
+        except Exception:
+            return None
+    return _states.get(id(shell)) if shell is not None else None
+
 
 def load_ipython_extension(ipython: Any) -> None:
-    raise NotImplementedError("the %%agent magic lands with the notebook adapter (issue 6)")
+    """Register ``%%agent``/``%agent``, the ``Agent`` configurable and the input transformer."""
+    if id(ipython) in _states:
+        return
+    from .config import Agent as AgentConfig
+    from .magics import AgentMagics
+    from .state import NotebookState
+    from .transform import install, make_transformer
+
+    config = AgentConfig(parent=ipython)
+    if config not in ipython.configurables:
+        ipython.configurables.append(config)
+    state = NotebookState(ipython, config)
+    _states[id(ipython)] = state
+    ipython.register_magics(AgentMagics(ipython, state))
+
+    def awaited() -> bool:
+        return bool(config.top_level_await and getattr(ipython, "autoawait", False))
+
+    transformer = make_transformer(awaited)
+    install(ipython, transformer)
+    _installed[id(ipython)] = (transformer, config)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    pass
+    from .transform import uninstall
+
+    state = _states.pop(id(ipython), None)
+    entry = _installed.pop(id(ipython), None)
+    if entry is not None:
+        transformer, config = entry
+        uninstall(ipython, transformer)
+        if config in ipython.configurables:
+            ipython.configurables.remove(config)
+    if state is not None:
+        state.close()
+
+
+async def wait(timeout: float | None = None) -> Any:
+    """``await orkas_nb.notebook.wait()``: the RunResult of the last background run."""
+    from .run import wait as _wait
+
+    return await _wait(timeout)

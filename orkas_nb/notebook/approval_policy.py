@@ -1,0 +1,84 @@
+"""The approval policy of notebook runs, as an approver of :mod:`orkas_nb.tools.approval`.
+
+Decides what happens when a tool asks for consent (a dangerous command, a path outside the
+workspace, running Python in the kernel):
+
+1. a category the user allow-listed (``Agent.allow``, ``ORKAS_ALLOW``) is granted once;
+2. with ``Agent.approval = "deny"`` everything else is refused;
+3. with ``"ask"``: an interactive approver registered by a live view (buttons) answers; without
+   one, a text prompt asks when the running cell accepts input (a foreground cell in a front
+   end that answers ``input()``); when nobody can answer (nbclient, nbconvert, a background
+   run) the call is refused; ``%config Agent.allow = [...]`` grants a category up front.
+
+A refusal is an observation for the model (the run goes on); nothing of the refused action runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Iterable
+
+PROMPT_ANSWERS = {"o": "once", "once": "once", "y": "once", "yes": "once", "r": "run",
+                  "run": "run", "d": "deny", "n": "deny", "no": "deny", "deny": "deny", "": "deny"}
+
+
+def _can_prompt(shell: Any, background: bool) -> bool:
+    if background or shell is None:
+        return False
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return True  # a terminal IPython: input() reaches the user
+    return bool(getattr(kernel, "_allow_stdin", False))
+
+
+class NotebookApprover:
+    """Callable approver (``request -> Decision``); see the module docstring."""
+
+    def __init__(
+        self,
+        mode: str = "ask",
+        allow: Iterable[str] = (),
+        *,
+        shell: Any = None,
+        background: bool = False,
+        interactive: Any = None,
+        prompt: Any = None,
+    ) -> None:
+        self.mode = mode
+        self.allow = {a.strip() for a in allow if a.strip()}
+        self.shell = shell
+        self.background = background
+        self.interactive = interactive
+        self._prompt = prompt if prompt is not None else input
+        self.asked: list[tuple[str, str]] = []  # (category, decision): what the policy did
+
+    async def __call__(self, request: Any) -> Any:
+        from ..tools.approval import Decision
+
+        decision = await self._decide(request)
+        self.asked.append((request.category, decision.value))
+        return decision
+
+    async def _decide(self, request: Any) -> Any:
+        from ..tools.approval import Decision, _coerce
+
+        if request.category in self.allow or request.kind in self.allow:
+            return Decision.ONCE
+        if self.mode != "ask":
+            return Decision.DENY
+        if self.interactive is not None:
+            answer = self.interactive(request)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            return _coerce(answer)
+        if _can_prompt(self.shell, self.background):
+            reasons = "; ".join(request.reasons)
+            question = (f"orkas asks to {request.kind} ({request.category}): {request.subject}"
+                        f"{' — ' + reasons if reasons else ''}\n"
+                        f"allow [o]nce, for this [r]un, or [d]eny? ")
+            try:
+                raw = self._prompt(question)
+            except Exception:  # StdinNotImplementedError and friends: nobody to ask
+                return Decision.DENY
+            return _coerce(PROMPT_ANSWERS.get(str(raw).strip().lower(), "deny"))
+        return Decision.DENY

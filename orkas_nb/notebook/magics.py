@@ -1,0 +1,242 @@
+"""The ``%%agent`` cell magic and the ``%agent`` line magics.
+
+The cell magic here is the path IPython takes when a ``%%agent`` cell was *not* turned into an
+awaited call (``transform.py``); the line magics manage sessions, configuration and background
+runs. Each prints plain text; a mistake in their arguments is a one-line ``UsageError``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
+
+from .arguments import LINE_USAGE, split
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def _ago(ts: float) -> str:
+    s = max(0.0, time.time() - ts)
+    if s < 60:
+        return f"{s:.0f} s ago"
+    if s < 3600:
+        return f"{s / 60:.0f} min ago"
+    if s < 86400:
+        return f"{s / 3600:.1f} h ago"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _keys_set() -> list[str]:
+    names = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"]
+    try:  # the provider catalog knows more endpoints, when it is there
+        from ..providers import catalog
+
+        names += [n for n in getattr(catalog, "KEY_ENV_VARS", []) if n not in names]
+    except Exception:
+        pass
+    return [n for n in names if os.environ.get(n)]
+
+
+def _conversation_text(messages: list[Any]) -> str:
+    from .transcript import TAssistant, TUser, convert_messages
+
+    lines = []
+    for m in convert_messages(messages):
+        if isinstance(m, TUser):
+            lines.append(("steer> " if m.origin == "steer" else "you> ") + m.text)
+        elif isinstance(m, TAssistant):
+            if m.text:
+                lines.append("agent> " + m.text)
+            lines += [f"  → {c.name}({', '.join(f'{k}={v!r}' for k, v in c.arguments.items())})"
+                      for c in m.tool_calls]
+        else:
+            first = (m.text.splitlines() or [""])[0][:100]
+            lines.append(f"  ← {m.name} [{m.status}] {first}")
+    return "\n".join(lines)
+
+
+@magics_class
+class AgentMagics(Magics):
+    def __init__(self, shell: Any, state: Any) -> None:
+        super().__init__(shell)
+        self.state = state
+
+    @no_var_expand
+    @cell_magic("agent")
+    def agent_cell(self, line: str, cell: str) -> None:
+        """%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background]: run a turn."""
+        from .run import run_cell_sync
+
+        run_cell_sync(line, cell)
+
+    @no_var_expand
+    @line_magic("agent")
+    def agent_line(self, line: str) -> None:
+        """%agent sessions | show [SESSION] | new | clear | use SESSION | config | allow PATH |
+        steer TEXT | stop"""
+        words = split(line, LINE_USAGE)
+        if not words:
+            raise UsageError(f"a subcommand is needed; usage: {LINE_USAGE}")
+        command, args = words[0], words[1:]
+        handler = getattr(self, f"_cmd_{command}", None)
+        if handler is None:
+            raise UsageError(f"unknown subcommand {command!r}; usage: {LINE_USAGE}")
+        rest = line.strip()[len(command):].strip()
+        handler(args, rest)
+
+    # -- subcommands --------------------------------------------------------------------------
+
+    def _no_args(self, name: str, args: list[str]) -> None:
+        if args:
+            raise UsageError(f"%agent {name} takes no arguments; usage: {LINE_USAGE}")
+
+    def _cmd_sessions(self, args: list[str], rest: str) -> None:
+        self._no_args("sessions", args)
+        from ..harness.session import list_sessions
+
+        rows = list_sessions(self.state.workspace)
+        current = self.state.current
+        if not rows:
+            print(f"no sessions yet in {self.state.workspace} (current: {current})")
+            return
+        width = max(len(str(r["name"])) for r in rows)
+        for r in rows:
+            mark = "*" if r["name"] == current else " "
+            print(f"{mark} {str(r['name']).ljust(width)}  {_size(float(r['bytes'])):>9}  "
+                  f"{_ago(float(r['modified']))}")
+
+    def _cmd_show(self, args: list[str], rest: str) -> None:
+        if len(args) > 1:
+            raise UsageError(f"%agent show takes at most one session name; usage: {LINE_USAGE}")
+        name = args[0] if args else self.state.current
+        if not self.state.session_file(name).exists() and name not in self.state._sessions:
+            raise UsageError(f"no session named {name!r}; see %agent sessions")
+        session = self.state.read_session(name)
+        messages = session.messages
+        print(f"session {name}: {len(messages)} messages")
+        text = _conversation_text(messages)
+        if text:
+            print(text)
+
+    def _cmd_new(self, args: list[str], rest: str) -> None:
+        self._no_args("new", args)
+        name = self.state.new_session_name()
+        self.state.use(name)
+        print(f"new session: {name} (the next %%agent cell starts it)")
+
+    def _cmd_clear(self, args: list[str], rest: str) -> None:
+        self._no_args("clear", args)
+        name = self.state.current
+        if self.state.busy(name):
+            raise UsageError(f"session {name!r} has a run in progress: %agent stop first")
+        session = self.state.open_session(name)
+        count = len(session.messages)
+        session.rewrite([])
+        print(f"cleared session {name} ({count} messages)")
+
+    def _cmd_use(self, args: list[str], rest: str) -> None:
+        if len(args) != 1:
+            raise UsageError(f"%agent use needs one session name; usage: {LINE_USAGE}")
+        self.state.use(args[0])
+        exists = self.state.session_file(args[0]).exists()
+        print(f"using session {args[0]}" + ("" if exists else " (new)"))
+
+    def _cmd_config(self, args: list[str], rest: str) -> None:
+        self._no_args("config", args)
+        from . import plugins
+
+        c, s = self.state.config, self.state
+        keys = _keys_set()
+        rows = [
+            ("model", c.model or "(none: pass -m, or %config Agent.model = ...)"),
+            ("keys set", ", ".join(keys) if keys else "(none)"),
+            ("workspace", str(s.workspace)),
+            ("allowed folders", ", ".join(s.all_allowed_paths()) or "(none)"),
+            ("sandbox", _sandbox_mode()),
+            ("approval", c.approval + (f"; allowed: {', '.join(c.allow)}" if c.allow else "")),
+            ("session", f"{s.current} ({s.session_file(s.current).relative_to(s.workspace)})"),
+            ("renderer", f"{c.renderer} (known: {', '.join(plugins.renderer_names())})"),
+            ("transcript", "on" if c.transcript else "off"),
+            ("top-level await", "on" if c.top_level_await and getattr(self.shell, "autoawait", False) else "off"),
+        ]
+        width = max(len(k) for k, _ in rows)
+        for k, v in rows:
+            print(f"{k.ljust(width)}  {v}")
+
+    def _cmd_allow(self, args: list[str], rest: str) -> None:
+        if len(args) != 1:
+            raise UsageError(f"%agent allow needs one folder; usage: {LINE_USAGE}")
+        folder = Path(args[0]).expanduser()
+        if not folder.is_absolute():
+            folder = self.state.workspace / folder
+        folder = folder.resolve()
+        if not folder.is_dir():
+            raise UsageError(f"{args[0]!r} is not a folder")
+        problem = _refused_folder(folder, self.state.workspace)
+        if problem:
+            raise UsageError(f"{folder} cannot be allowed: {problem}")
+        if str(folder) not in self.state.allowed_paths:
+            self.state.allowed_paths.append(str(folder))
+        print(f"allowed: {folder} (from the next run)")
+
+    def _cmd_steer(self, args: list[str], rest: str) -> None:
+        if not rest:
+            raise UsageError(f"%agent steer needs a message; usage: {LINE_USAGE}")
+        run = self._background_run("steer")
+        run.agent.steer(rest)
+        print("steer message queued: folded in at the next tool boundary")
+
+    def _cmd_stop(self, args: list[str], rest: str) -> None:
+        self._no_args("stop", args)
+        run = self._background_run("stop")
+        run.abort.abort("stopped by the user (%agent stop)")
+        print("stopping the background run")
+
+    def _background_run(self, verb: str) -> Any:
+        run = self.state.active
+        if run is None or run.task is None or run.task.done():
+            raise UsageError(f"no background run to {verb} (a busy %%agent cell has its own "
+                             "controls; %%agent --background starts one)")
+        return run
+
+
+def _sandbox_mode() -> str:
+    try:
+        from ..tools.settings import ToolSettings
+
+        return f"isolation {ToolSettings().isolation}"
+    except Exception:
+        return "workspace-confined file tools"
+
+
+def _refused_folder(folder: Path, workspace: Path) -> str | None:
+    """Why a folder must not be allowed (credentials, system folders, our own state)."""
+    try:
+        from ..tools.paths import PathPolicy
+
+        checker = getattr(PathPolicy, "refusal_reason", None)
+        if callable(checker):
+            return checker(folder)
+    except Exception:
+        pass
+    home = Path.home()
+    secret = [home / n for n in (".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker")]
+    for s in secret:
+        if folder == s or s in folder.parents:
+            return "it holds credentials"
+    if folder in (Path("/"), home) or str(folder).startswith(("/etc", "/proc", "/sys", "/dev", "/boot")):
+        return "it is a system folder or the whole home"
+    if ".orkas" in folder.parts:
+        return "it is the agent's own state folder"
+    return None

@@ -1,0 +1,127 @@
+"""What other parts of the notebook adapter plug into the magic: views, approvers, tools.
+
+The magic never names a concrete view. It asks this registry for a renderer factory (by the
+``Agent.renderer`` setting, or the best available one for ``auto``), for an interactive
+approver (optional), and for extra tools (e.g. the kernel tools). The text renderer is
+registered here as the fallback; the live widget view registers itself from its own module::
+
+    from orkas_nb.notebook.plugins import register_renderer
+    register_renderer("widgets", lambda ctx: LiveRenderer(ctx.controls, transcript=ctx.transcript),
+                      available=lambda shell: in_kernel(shell), priority=10)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # the render protocol imports the engine's event types: keep loading light
+    from .render import Controls, Renderer, RunInfo
+
+#: ``result -> (data, metadata)``: the static transcript bundle for the cell, or None when the
+#: user turned transcripts off. A live view calls it at ``finish`` and draws it in its place.
+TranscriptSource = Callable[[Any], "tuple[dict[str, Any], dict[str, Any]] | None"]
+
+
+@dataclass
+class RenderContext:
+    """What a renderer factory may use to build the view of one run."""
+
+    shell: Any
+    info: "RunInfo"
+    slot: Any  # an output.Slot: the cell's display slot (shown on first use)
+    controls: "Controls"
+    transcript: TranscriptSource
+    background: bool = False
+    refresh_interval: float = 0.1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+RendererFactory = Callable[[RenderContext], "Renderer"]
+# (context, the renderer built for the run) -> an approver (tools.approval protocol) or None.
+ApproverFactory = Callable[[RenderContext, "Renderer"], Any]
+# (shell, services) -> tools to add to a notebook run (skipped with --no-tools).
+ToolsFactory = Callable[[Any, dict[str, Any]], list[Any]]
+
+
+@dataclass
+class _RendererEntry:
+    factory: RendererFactory
+    available: Callable[[Any], bool]
+    priority: int
+
+
+_renderers: dict[str, _RendererEntry] = {}
+_approvers: dict[str, ApproverFactory] = {}
+_tools: dict[str, ToolsFactory] = {}
+
+
+def register_renderer(
+    name: str,
+    factory: RendererFactory,
+    *,
+    available: Callable[[Any], bool] | None = None,
+    priority: int = 0,
+) -> None:
+    """Make a view selectable as ``Agent.renderer = name``; ``auto`` picks the available
+    one with the highest priority. Registering a name again replaces it."""
+    _renderers[name] = _RendererEntry(factory, available or (lambda shell: True), priority)
+
+
+def register_approver(name: str, factory: ApproverFactory) -> None:
+    """An interactive approver for ``Agent.approval = 'ask'`` (e.g. buttons in the live view)."""
+    _approvers[name] = factory
+
+
+def register_tools(name: str, factory: ToolsFactory) -> None:
+    """Tools every notebook run gets (unless ``--no-tools``)."""
+    _tools[name] = factory
+
+
+def renderer_names() -> list[str]:
+    return sorted(_renderers)
+
+
+def choose_renderer(name: str, shell: Any) -> tuple[str, RendererFactory]:
+    """The factory for ``name`` (``auto``: the best available one)."""
+    if name and name != "auto":
+        if name not in _renderers:
+            from ..core.errors import ConfigError
+
+            raise ConfigError(f"no renderer named {name!r}; known: {', '.join(renderer_names())}")
+        return name, _renderers[name].factory
+    candidates = []
+    for key, entry in _renderers.items():
+        try:
+            ok = entry.available(shell)
+        except Exception:
+            ok = False
+        if ok:
+            candidates.append((entry.priority, key, entry.factory))
+    priority, key, factory = max(candidates, key=lambda c: (c[0], c[1] == "text"))
+    return key, factory
+
+
+def interactive_approver(ctx: RenderContext, renderer: "Renderer") -> Any:
+    for factory in _approvers.values():
+        approver = factory(ctx, renderer)
+        if approver is not None:
+            return approver
+    return None
+
+
+def extra_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
+    tools: list[Any] = []
+    for factory in _tools.values():
+        tools.extend(factory(shell, services))
+    return tools
+
+
+def _text_factory(ctx: RenderContext) -> "Renderer":
+    from .text_renderer import TextRenderer
+
+    return TextRenderer(ctx.slot, transcript=ctx.transcript, interval=ctx.refresh_interval,
+                        background=ctx.background)
+
+
+register_renderer("text", _text_factory, priority=0)

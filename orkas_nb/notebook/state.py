@@ -1,0 +1,133 @@
+"""What the notebook adapter keeps between cells: the sessions, the current one, the active run.
+
+One :class:`NotebookState` per IPython shell. The default session is one per notebook: named
+from the notebook file in ``JPY_SESSION_NAME`` when the front end sets it (JupyterLab does,
+nbclient does not), else from the working folder's name. Session files live in the workspace
+(``.orkas/sessions/<name>.jsonl``) and stay open (and locked) while the kernel lives, so a
+second kernel on the same notebook gets a clear error instead of interleaved lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import Agent as AgentConfig
+
+
+def default_session_name(environ: Any = None, cwd: str | None = None) -> str:
+    environ = os.environ if environ is None else environ
+    notebook = (environ.get("JPY_SESSION_NAME") or "").strip()
+    if notebook:
+        stem = Path(notebook).stem
+        if stem:
+            return stem
+    return Path(cwd or os.getcwd()).name or "default"
+
+
+@dataclass
+class ActiveRun:
+    """A run in progress: what ``%agent stop`` and ``%agent steer`` act on."""
+
+    agent: Any
+    abort: Any
+    session: str
+    background: bool
+    task: "asyncio.Task[Any] | None" = None
+    result: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def done(self) -> bool:
+        return self.task is not None and self.task.done()
+
+
+class NotebookState:
+    def __init__(self, shell: Any, config: AgentConfig) -> None:
+        self.shell = shell
+        self.config = config
+        self._load_cwd = os.getcwd()
+        self._current: str | None = None
+        self._sessions: dict[str, Any] = {}
+        self.allowed_paths: list[str] = []  # added with %agent allow (config ones come first)
+        self.active: ActiveRun | None = None
+        self.last: ActiveRun | None = None
+
+    # -- where ------------------------------------------------------------------------------
+
+    @property
+    def workspace(self) -> Path:
+        return Path(self.config.workspace or self._load_cwd).expanduser().resolve()
+
+    @property
+    def default_session(self) -> str:
+        return self.config.session or default_session_name(cwd=self._load_cwd)
+
+    @property
+    def current(self) -> str:
+        return self._current or self.default_session
+
+    def use(self, name: str) -> None:
+        self._current = name
+
+    def all_allowed_paths(self) -> list[str]:
+        seen: list[str] = []
+        for p in [*self.config.allowed_paths, *self.allowed_paths]:
+            if p not in seen:
+                seen.append(p)
+        return seen
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def session_file(self, name: str) -> Path:
+        from ..harness.session import session_path
+
+        return session_path(self.workspace, name)
+
+    def open_session(self, name: str) -> Any:
+        """The writable session ``name`` (opened once, kept open while the kernel lives)."""
+        from ..harness.session import JsonlSession
+
+        path = self.session_file(name)
+        session = self._sessions.get(name)
+        if session is not None and Path(session.path) == path:
+            return session
+        session = JsonlSession(path)
+        self._sessions[name] = session
+        return session
+
+    def read_session(self, name: str) -> Any:
+        """A session to look at: the open one, or a read-only view of the file."""
+        from ..harness.session import JsonlSession
+
+        path = self.session_file(name)
+        open_one = self._sessions.get(name)
+        if open_one is not None and Path(open_one.path) == path:
+            return open_one
+        return JsonlSession(path, readonly=True)
+
+    def new_session_name(self) -> str:
+        base = self.default_session
+        n = 2
+        while True:
+            name = f"{base}-{n}"
+            if name not in self._sessions and not self.session_file(name).exists():
+                return name
+            n += 1
+
+    def busy(self, session: str) -> ActiveRun | None:
+        run = self.active
+        if run is not None and not run.done and run.session == session:
+            return run
+        return None
+
+    def close(self) -> None:
+        for session in self._sessions.values():
+            try:
+                session.close()
+            except Exception:
+                pass
+        self._sessions.clear()

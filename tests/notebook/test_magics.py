@@ -1,0 +1,198 @@
+"""%%agent and %agent in a real kernel (one kernel shared by the module's tests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from orkas_nb.harness.session import JsonlSession
+from orkas_nb.notebook.transcript import Transcript
+
+from .kernel import MIME, Kernel
+
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
+
+
+def test_the_magic_runs_a_tool_loop_in_the_notebooks_folder(kernel: Kernel, ws: Path) -> None:
+    kernel.run('''
+m = ScriptedModel([
+    reply("Reading it.", call("read_file", path="data.txt")),
+    reply("Saving.", call("write_file", path="out/summary.txt", content="3 words")),
+    reply("data.txt has three words; I saved that to out/summary.txt."),
+])''')
+    cell = kernel.run("%%agent -m $m -s tools\nWhat is in data.txt?")
+    assert cell.status == "ok"
+    assert (ws / "out" / "summary.txt").read_text() == "3 words"
+    # The second model request carried the file's content back as the tool result.
+    second = kernel.value("[x.text for x in m.requests[1].messages if x.role == 'tool']")
+    assert any("beta" in t for t in second)
+    t = Transcript.model_validate(kernel.transcript(cell))
+    assert [m.role for m in t.messages] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert [m.status for m in t.messages if m.role == "tool"] == ["ok", "ok"]
+    assert t.output_files == ["out/summary.txt"]
+    assert t.provenance.session == "tools" and t.provenance.session_file == ".orkas/sessions/tools.jsonl"
+    assert all(m.duration_s is not None for m in t.messages if m.role == "tool")
+    shown = kernel.shown(cell)[-1]
+    assert "three words" in shown["text/markdown"] and "read_file" in shown["text/plain"]
+    # What the cell shows is what was saved.
+    saved = JsonlSession(ws / ".orkas/sessions/tools.jsonl", readonly=True).messages
+    assert len(saved) == 6 and saved[-1].text == t.messages[-1].text
+
+
+def test_references_reach_the_model_without_touching_exception_handling(kernel: Kernel) -> None:
+    kernel.run("x = 41 + 1\nm = ScriptedModel([reply('ok')])")
+    produced = kernel.run("[n * n for n in range(4)]")
+    n = produced.reply["execution_count"]
+    failed = kernel.run("1 / 0", allow_error=True)
+    assert failed.status == "error" and failed.error["ename"] == "ZeroDivisionError"
+    kernel.run(f"%%agent -m $m --no-tools\nx={{x}} out={{Out[{n}]}} in={{In[{n}]}} "
+               "keep={unknown} lit={{x}} json={\"a\": 1}\nerror: {last_error}")
+    prompt = kernel.value("last_prompt(m)")
+    assert prompt.startswith(f"x=42 out=[0, 1, 4, 9] in=[n * n for n in range(4)] keep={{unknown}} "
+                             'lit={x} json={"a": 1}\nerror: Traceback')
+    assert "ZeroDivisionError: division by zero" in prompt and "1 / 0" in prompt
+    assert "interactiveshell.py" not in prompt  # IPython's own frames are left out
+    # The kernel's error handling is untouched: errors still show as errors afterwards.
+    assert kernel.value("get_ipython().custom_exceptions == ()") is True
+    again = kernel.run("undefined_name", allow_error=True)
+    assert again.error["ename"] == "NameError" and again.error["traceback"]
+    kernel.run("m = ScriptedModel([reply('ok')])")
+    cell = kernel.run("%%agent -m $m --no-tools\nsee {Out[9999]}")
+    assert kernel.value("last_prompt(m)") == "see {Out[9999]}"
+    assert "{Out[9999]} does not exist" in kernel.shown(cell)[-1]["text/plain"]
+
+
+BAD = [
+    ("%%agent --bogus\nhi", "unrecognized arguments: --bogus"),
+    ("%%agent -m\nhi", "argument -m/--model: expected one argument"),
+    ("%%agent --new -s other\nhi", "use either --new or -s SESSION"),
+    ("%%agent -m $nothing_here\nhi", "the notebook has no variable 'nothing_here'"),
+    ('%%agent -s "unclosed\nhi', "No closing quotation"),
+    ("%%agent -m $m\n   \n", "the cell has no prompt"),
+    ("%agent frob", "unknown subcommand 'frob'"),
+    ("%agent", "a subcommand is needed"),
+    ("%agent use", "%agent use needs one session name"),
+    ("%agent show a b", "takes at most one session name"),
+    ("%agent stop", "no background run to stop"),
+    ("%agent allow /definitely/not/here", "is not a folder"),
+]
+
+
+def test_bad_magic_arguments_print_one_usage_line(kernel: Kernel) -> None:
+    kernel.run("m = ScriptedModel([])")
+    for code, expected in BAD:
+        cell = kernel.run(code, allow_error=True)
+        err = cell.stream("stderr").strip()
+        assert err.startswith("UsageError: ") and "\n" not in err, (code, err)
+        assert expected in err, (code, err)
+        assert cell.error is None and "Traceback" not in err, code
+    cell = kernel.run("%agent allow ~/.ssh", allow_error=True)
+    assert cell.stream("stderr").startswith("UsageError: ") or not Path("~/.ssh").expanduser().is_dir()
+
+
+def test_a_failed_run_and_a_missing_model_are_one_line_errors(kernel: Kernel) -> None:
+    from orkas_nb.core.errors import RateLimitError  # noqa: F401 - the kernel imports its own
+
+    kernel.run("from orkas_nb.core.errors import RequestError\n"
+               "m = ScriptedModel([RequestError('the request was malformed', status=400)])")
+    cell = kernel.run("%%agent -m $m --no-tools -s failing\nhi", allow_error=True)
+    assert cell.error["traceback"] == ["orkas: the run failed: RequestError: the request was malformed"]
+    t = Transcript.model_validate(kernel.transcript(cell))
+    assert t.status == "error" and t.error.kind == "RequestError"
+    cell = kernel.run("%%agent -m no-such-provider/x --no-tools\nhi", allow_error=True)
+    assert cell.error is not None and cell.error["traceback"][0].startswith("orkas: ")
+
+
+def test_kernel_interrupt_ends_a_run_within_a_second(kernel: Kernel, ws: Path) -> None:
+    kernel.run('m = ScriptedModel([reply("Waiting.", call("slow", seconds=60)), reply("after")])')
+    cell = kernel.send("%%agent -m $m -s interrupted\nwait for it")
+    kernel.pump(lambda: any("→ slow" in d.get("text/plain", "") for d in kernel.shown(cell)),
+                30, "the tool to start")
+    import time
+
+    t0 = time.monotonic()
+    kernel.km.interrupt_kernel()
+    kernel.pump(lambda: cell.done, 10, "the interrupted cell to end")
+    took = cell.replied_at - t0
+    assert took < 1.0, f"the run took {took:.2f} s to end after the interrupt"
+    assert cell.error["ename"] == "RunInterrupted"
+    assert cell.error["traceback"] == ["RunInterrupted: the run was interrupted; the session is saved"]
+    t = Transcript.model_validate(kernel.transcript(cell))
+    assert t.status == "cancelled" and t.messages[-1].status == "interrupted"
+    # The session is valid as saved (nothing left to repair) and the next cell continues it.
+    session = JsonlSession(ws / ".orkas/sessions/interrupted.jsonl", readonly=True)
+    assert session.repair_notes == []
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool"]
+    kernel.run("%%agent -m $m -s interrupted\ngo on")
+    assert kernel.value("roles(m)") == [["user", None], ["assistant", None], ["tool", "interrupted"],
+                                        ["user", None]]
+
+
+def test_background_runs_stream_after_the_cell_returns_and_obey_steer_and_stop(kernel: Kernel) -> None:
+    kernel.run('m = ScriptedModel([reply("streaming " * 30, chunk_chars=10, delay_s=0.02)])')
+    cell = kernel.run("%%agent -m $m --no-tools --background -s bg\nstream something")
+    assert cell.status == "ok"
+    done = kernel.run("r = await __import__('orkas_nb.notebook').notebook.wait(20); print(r.stop_reason)")
+    assert done.stream().strip() == "end_turn"
+    final = [d for t, i, d in kernel.display_log if MIME in d and t > cell.replied_at]
+    assert final, "the transcript arrived after the cell had returned"
+    assert "streaming streaming" in final[-1]["text/markdown"]
+    # steer and stop reach a background run.
+    kernel.run('m = ScriptedModel([reply("", call("slow", seconds=30)), reply("never")])')
+    kernel.run("%%agent -m $m --background -s bg\nwait")
+    kernel.run("await asyncio.sleep(0.3)")
+    out = kernel.run("%agent steer also count to three")
+    assert "queued" in out.stream()
+    kernel.run("%agent stop")
+    r = kernel.run("r = await __import__('orkas_nb.notebook').notebook.wait(10); print(r.stop_reason)")
+    assert r.stream().strip() == "cancelled"
+    shown = kernel.run("%agent show bg").stream()
+    assert "← slow [interrupted] [interrupted: stopped by the user (%agent stop)]" in shown
+    assert "steer> also count to three" in shown
+
+
+def test_without_top_level_await_the_run_is_a_task_on_the_kernels_loop(kernel: Kernel) -> None:
+    kernel.run("%config Agent.top_level_await = False")
+    try:
+        kernel.run('m = ScriptedModel([reply("slowly " * 20, chunk_chars=7, delay_s=0.02)])')
+        cell = kernel.run("%%agent -m $m --no-tools -s fallback\nstream")
+        assert "run_cell_magic" in kernel.value("In[-2]")  # IPython's own cell magic path ran
+        r = kernel.run("r = await __import__('orkas_nb.notebook').notebook.wait(20); print(r.stop_reason)")
+        assert r.stream().strip() == "end_turn"
+        late = [d for t, i, d in kernel.display_log if MIME in d and t > cell.replied_at]
+        assert late and "slowly slowly" in late[-1]["text/plain"]
+    finally:
+        kernel.run("%config Agent.top_level_await = True")
+
+
+def test_line_magics_manage_sessions_and_config(kernel: Kernel, ws: Path) -> None:
+    kernel.run("%config Agent.model = '$m'")
+    try:
+        kernel.run("m = ScriptedModel([reply('one'), reply('two')])")
+        kernel.run("%agent use notes")
+        kernel.run("%%agent --no-tools\nfirst")
+        listing = kernel.run("%agent sessions").stream()
+        assert any(line.startswith("* notes ") for line in listing.splitlines()), listing
+        assert "tools" in listing
+        shown = kernel.run("%agent show").stream()
+        assert "session notes: 2 messages" in shown and "agent> one" in shown
+        new = kernel.run("%agent new").stream()
+        assert "new session: analysis-2" in new  # named from the working folder
+        kernel.run("%%agent --no-tools\nsecond")
+        assert kernel.value("len(m.requests[-1].messages)") == 1  # a fresh conversation
+        assert "agent> one" in kernel.run("%agent show notes").stream()
+        cleared = kernel.run("%agent clear").stream()
+        assert "cleared session analysis-2 (2 messages)" in cleared
+        assert (ws / ".orkas/sessions/analysis-2.jsonl").read_bytes() == b""
+        config = kernel.run("%agent config").stream()
+        assert "model            $m" in config and f"workspace        {ws}" in config
+        (ws.parent / "extra").mkdir(exist_ok=True)
+        kernel.run("%agent allow ../extra")
+        assert f"allowed folders  {ws.parent / 'extra'}" in kernel.run("%agent config").stream()
+        bad = kernel.run("%config Agent.max_steps = 0", allow_error=True)
+        assert "max_steps must be at least 1" in bad.stream("stderr") + json.dumps(bad.outputs)
+    finally:
+        kernel.run("%config Agent.model = ''")
+        kernel.run("%agent use analysis")
