@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Protocol
 
-from ..core.errors import ErrorInfo, OrkasError, ProviderError, StateError, StreamTruncatedError
+from ..core.errors import (
+    ContextOverflowError,
+    ErrorInfo,
+    OrkasError,
+    ProviderError,
+    StateError,
+    StreamTruncatedError,
+)
 from ..core.events import (
     Done,
     RunEvent,
@@ -52,12 +59,15 @@ from ..providers.base import (
     StreamRetry,
     StreamText,
     StreamThinking,
+    capabilities_of,
 )
 from .cancellation import AbortSignal
+from .compaction import CompactionConfig, Compactor
 from .dispatch import batches, normalise_call_ids, plan_calls, run_batch
 from .loop_guard import LoopGuard
 from .repair import interrupted_result, open_calls
 from .session import InMemorySession, Session
+from .tool_images import move_tool_images
 from .tools import ToolContext, ToolRegistry
 
 EXCERPT_CHARS = 2000
@@ -73,6 +83,11 @@ class RunConfig:
     loop_guard_remind: int = 3
     loop_guard_stop: int = 5
     session_id: str | None = None
+    # Context policy (compaction.py): on by default; the window comes from the provider's
+    # catalogue unless ``context_window`` overrides it.
+    compaction: bool = True
+    context_window: int | None = None
+    compact_threshold: float = 0.8
 
 
 class ContextPolicy(Protocol):
@@ -97,6 +112,7 @@ class TurnState:
     output_files: list[str] = field(default_factory=list)
     partial_text: str = ""
     last_input_tokens: int | None = None
+    last_input_anchor: str | None = None  # id of the last message the real count covered
     unsaved: list[ToolResultMessage] = field(default_factory=list)
 
 
@@ -142,17 +158,30 @@ class Runner:
         self.name = name
         self.workspace = Path(workspace) if workspace is not None else Path.cwd()
         self.config = config or RunConfig()
+        if context is None and self.config.compaction:
+            context = Compactor(CompactionConfig(
+                threshold=self.config.compact_threshold, context_window=self.config.context_window
+            ))
         self.context = context
         self.services = services or {}
         self._steer: deque[str] = deque()
         self._steer_lock = threading.Lock()
+        self._accepting_steers = False
         self._running = False
 
     # -- public -------------------------------------------------------------------------------
 
     def steer(self, text: str) -> None:
-        """Queue a user message for the running turn (thread- and task-safe)."""
+        """Queue a user message for the running turn (thread- and task-safe).
+
+        It is folded in at the next tool-loop boundary; if the turn ends first (stop, error,
+        limit), it is still saved to the session. With no turn running: RuntimeError.
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("steer() needs a non-empty message")
         with self._steer_lock:
+            if not self._accepting_steers:
+                raise RuntimeError("no turn is running; send this message with run() instead")
             self._steer.append(text)
 
     @property
@@ -166,6 +195,8 @@ class Runner:
         if self._running:
             raise RuntimeError("this agent is already running a turn; use steer() to add to it")
         self._running = True
+        with self._steer_lock:
+            self._accepting_steers = True
         abort = abort or AbortSignal()
         emit = _Emitter(self.name)
         turn = TurnState(runner=self, abort=abort)
@@ -212,6 +243,7 @@ class Runner:
             stop_reason = "error"
             error = ErrorInfo(kind=type(exc).__name__, message=str(exc), action="surface")
             self._close_interrupted(turn, f"the run failed: {type(exc).__name__}")
+        self._fold_steers(emit, last=True, force=True)  # steers that missed a boundary: kept
         result = RunResult(
             text=turn.text,
             stop_reason=stop_reason,  # type: ignore[arg-type]
@@ -249,7 +281,10 @@ class Runner:
     def _system(self) -> str:
         return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
 
-    def _request(self, messages: list[Message]) -> ModelRequest:
+    def build_request(self, messages: list[Message]) -> ModelRequest:
+        """The main-turn request for ``messages`` (the context policy estimates the same)."""
+        if not capabilities_of(self.provider, self.model).images_in_tool_results:
+            messages = move_tool_images(messages)
         return ModelRequest(
             model=self.model,
             system=self._system(),
@@ -273,7 +308,7 @@ class Runner:
             answer, id_problems = await self._ask_model(turn, emit)
             calls = answer.tool_calls
             if not calls:
-                if self._fold_steers(emit):
+                if self._fold_steers(emit, last=True):
                     continue
                 return "end_turn"
             stopped = await self._run_calls(answer, id_problems, guard, turn, emit)
@@ -293,8 +328,13 @@ class Runner:
             try:
                 return await self._stream_once(turn, emit)
             except ProviderError as exc:
-                if exc.action != "compact" or self.context is None or overflow_retried:
+                if exc.action != "compact" or self.context is None:
                     raise
+                if overflow_retried:
+                    raise ContextOverflowError(
+                        f"the conversation does not fit the model's context window even after "
+                        f"compaction: {exc}", status=exc.status, provider=exc.provider,
+                    ) from exc
                 overflow_retried = True  # compact, retry once, then fail (SPEC §5)
                 async for event in self.context.on_overflow(turn, exc):
                     emit.forward(event)
@@ -302,7 +342,8 @@ class Runner:
     async def _stream_once(
         self, turn: TurnState, emit: _Emitter
     ) -> tuple[AssistantMessage, dict[int, str]]:
-        request = self._request(self.session.messages)
+        history = self.session.messages
+        request = self.build_request(history)
         turn.stats.model_requests += 1
         final: StreamDone | None = None
         turn.partial_text = ""
@@ -334,6 +375,7 @@ class Runner:
         turn.usage = turn.usage + final.usage
         if final.usage.input_tokens:
             turn.last_input_tokens = final.usage.input_tokens
+            turn.last_input_anchor = history[-1].id if history else None
         if answer.text:
             turn.text = answer.text
         return answer, id_problems
@@ -379,12 +421,23 @@ class Runner:
                      output_files=outcome.output_files)
         return stopped
 
-    def _fold_steers(self, emit: _Emitter) -> bool:
+    def _fold_steers(self, emit: _Emitter, *, last: bool = False, force: bool = False) -> bool:
+        """Append queued steer messages. ``last``: the turn ends if there are none, decided
+        under the lock so a steer cannot slip in between the check and the end. ``force``:
+        the turn is ending anyway; keep what can be saved."""
         with self._steer_lock:
             pending = list(self._steer)
             self._steer.clear()
+            if force or (last and not pending):
+                self._accepting_steers = False
         for text in pending:
-            self.session.append(user_message(text, origin="steer"))
+            try:
+                self.session.append(user_message(text, origin="steer"))
+            except StateError:
+                if not force:
+                    raise
+                emit(Warning, code="steer_lost", message="a steer message could not be saved")
+                continue
             emit(Steer, text=text)
         return bool(pending)
 

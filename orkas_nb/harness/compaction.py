@@ -1,0 +1,321 @@
+"""Compaction: keep a long run inside the model's context window (SPEC §5).
+
+:class:`Compactor` is the runner's :class:`~orkas_nb.harness.runner.ContextPolicy`. After each
+tool batch it estimates the next request — anchored on the provider's last real input count
+plus an estimate of what was added since — and, past the threshold (80% of the window by
+default), replaces the older part of the history with a summary written by the model:
+
+    [head ............................][tail .......]   →   [summary][tail .......]
+
+- The cut lands only before a message that is not a tool result, so no result is ever parted
+  from its call (``repair.pairing_problems`` of the new history is empty).
+- The tail is the longest suffix within ``keep_ratio`` of the window, and never less than the
+  last assistant message with its results.
+- The summary is an auxiliary call: its own system prompt, no tools, a small ``max_tokens``;
+  the head is rendered as a transcript and summarised in chunks that each fit the window.
+- The system prompt (and the memory frozen into it) is assembled by the runner for every
+  request, so it comes back untouched; the user's request for the current turn is carried
+  verbatim into the summary message.
+- The session is rewritten atomically (``session.rewrite``) and a ``compaction`` event
+  reports the estimated tokens before and after.
+- No-gain guard: when the tail that must be kept already fills the budget, no summary call is
+  made; a ``warning`` event says why.
+
+A context-overflow error from the provider triggers ``on_overflow``: the same compaction,
+forced (whatever the estimate says) with a smaller tail; the runner then retries once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, AsyncIterator, Sequence
+
+from ..core.errors import OrkasError, ProviderError
+from ..core.events import Compaction, RunEvent, Warning
+from ..core.messages import (
+    AssistantMessage,
+    ImageBlock,
+    Message,
+    SummaryBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    user_message,
+)
+from ..core.tokens import estimate_message, estimate_messages, estimate_request, estimate_text
+from ..providers.base import ModelRequest, capabilities_of
+from .repair import pairing_problems
+
+if TYPE_CHECKING:
+    from .runner import TurnState
+
+DEFAULT_WINDOW = 128_000
+
+SUMMARY_SYSTEM = """\
+You compress the earlier part of an agent's working session so the agent can continue \
+without it. Write a faithful, dense summary for the agent itself, in the language the user \
+writes in. Keep: the user's goals and constraints (quote short requests verbatim); decisions \
+taken and why; facts discovered (file paths, names, numbers, errors and their fixes); what \
+each tool call found, in one line each when routine; work finished; work still open and the \
+next step. Drop pleasantries and repeated content. Do not invent anything; do not address \
+the user; no preamble."""
+
+VERBATIM = "\n\nThe user's request for the current turn, verbatim:\n"
+SUMMARY_HEADER = "[Summary of the earlier part of this conversation, written when it was compacted]"
+
+
+@dataclass
+class CompactionConfig:
+    """Knobs of the context policy. ``context_window`` overrides the provider's catalogue."""
+
+    threshold: float = 0.8
+    context_window: int | None = None
+    keep_ratio: float = 0.3
+    overflow_keep_ratio: float = 0.15
+    summary_max_tokens: int = 2048
+    transcript_result_chars: int = 4000
+    prompt_verbatim_ratio: float = 0.1
+
+    def __post_init__(self) -> None:
+        if not 0.1 <= self.threshold <= 1.0:
+            raise ValueError(f"compaction threshold must be between 0.1 and 1.0, not {self.threshold}")
+        if self.context_window is not None and self.context_window < 1024:
+            raise ValueError(f"context window of {self.context_window} tokens is too small to work in")
+        if not 0.0 < self.keep_ratio < 1.0 or not 0.0 < self.overflow_keep_ratio < 1.0:
+            raise ValueError("keep ratios must be between 0 and 1")
+
+
+# -- the cut (pure) ---------------------------------------------------------------------------
+
+
+def minimal_tail_start(messages: Sequence[Message]) -> int:
+    """Where the tail that must be kept starts: the last assistant message (with its results
+    and anything after), or the last user message when there is no assistant message."""
+    for i in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[i], AssistantMessage):
+            return i
+    for i in range(len(messages) - 1, -1, -1):
+        if not isinstance(messages[i], ToolResultMessage):
+            return i
+    return 0
+
+
+def choose_cut(messages: Sequence[Message], sizes: Sequence[int], keep_budget: int) -> int:
+    """Index of the first kept message: the longest tail within ``keep_budget`` that starts
+    at a message other than a tool result, and at least the minimal tail. 0 = nothing to cut."""
+    floor = minimal_tail_start(messages)
+    tail = sum(sizes[floor:])
+    best = floor
+    for i in range(floor - 1, 0, -1):
+        tail += sizes[i]
+        if tail > keep_budget:
+            break
+        if not isinstance(messages[i], ToolResultMessage):
+            best = i
+    return best
+
+
+# -- the summariser's transcript ------------------------------------------------------------
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n[... {len(text) - limit} characters omitted ...]\n{text[-half:]}"
+
+
+def render(message: Message, result_chars: int) -> str:
+    """One message as transcript text for the summariser."""
+    if isinstance(message, UserMessage):
+        if message.origin == "summary":
+            return "EARLIER SUMMARY:\n" + message.text
+        label = {"steer": "USER (mid-run)", "tool_images": "TOOL IMAGES"}.get(message.origin, "USER")
+        images = sum(isinstance(b, ImageBlock) for b in message.content)
+        return f"{label}: {message.text}" + (f" [{images} image(s)]" if images else "")
+    if isinstance(message, AssistantMessage):
+        parts = []
+        for b in message.content:
+            if isinstance(b, TextBlock):
+                parts.append(b.text)
+            elif isinstance(b, ToolCallBlock):
+                args = b.raw_arguments if b.raw_arguments is not None else b.arguments
+                parts.append(f"-> call {b.name} {_clip(str(args), 600)}")
+            elif isinstance(b, ThinkingBlock) and b.text:
+                parts.append(f"(thinking) {_clip(b.text, 600)}")
+        return "ASSISTANT: " + "\n".join(parts)
+    images = sum(isinstance(b, ImageBlock) for b in message.content)
+    status = "" if message.status == "ok" else f" [{message.status}]"
+    return (f"RESULT of {message.name}{status}: {_clip(message.text, result_chars)}"
+            + (f" [{images} image(s)]" if images else ""))
+
+
+def chunk_transcript(lines: list[str], budget: int) -> list[str]:
+    """Group transcript lines into chunks whose estimate stays within ``budget`` tokens."""
+    chunks: list[str] = []
+    current: list[str] = []
+    used = 0
+    for line in lines:
+        cost = estimate_text(line) + 2
+        if cost > budget:  # one huge line: keep its two ends
+            ratio = budget / cost
+            line = _clip(line, max(200, int(len(line) * ratio * 0.9)))
+            cost = estimate_text(line) + 2
+        if current and used + cost > budget:
+            chunks.append("\n\n".join(current))
+            current, used = [], 0
+        current.append(line)
+        used += cost
+    if current:
+        chunks.append("\n\n".join(current))
+    return chunks
+
+
+# -- the policy -----------------------------------------------------------------------------
+
+
+class CompactionFailed(OrkasError):
+    """The summary could not be written; the history was left as it was."""
+
+
+class Compactor:
+    """The runner's context policy: estimate, and compact past the threshold (see module doc)."""
+
+    def __init__(self, config: CompactionConfig | None = None) -> None:
+        self.config = config or CompactionConfig()
+
+    # -- measuring --------------------------------------------------------------------------
+
+    def window(self, turn: "TurnState") -> int:
+        if self.config.context_window:
+            return self.config.context_window
+        runner = turn.runner
+        return capabilities_of(runner.provider, runner.model).context_window or DEFAULT_WINDOW
+
+    def estimate(self, turn: "TurnState", messages: Sequence[Message] | None = None) -> int:
+        """Tokens of the next request: the last real count plus what was added since, or a
+        full estimate when there is no usable real count."""
+        runner = turn.runner
+        history = list(runner.session.messages) if messages is None else list(messages)
+        anchor = getattr(turn, "last_input_anchor", None)
+        if turn.last_input_tokens and anchor is not None:
+            for k in range(len(history) - 1, -1, -1):
+                if history[k].id == anchor:
+                    return turn.last_input_tokens + estimate_messages(history[k + 1 :])
+        request = runner.build_request(history)
+        return estimate_request(request.system, request.messages, request.tools)
+
+    # -- the hooks --------------------------------------------------------------------------
+
+    async def after_tool_batch(self, turn: "TurnState") -> AsyncIterator[RunEvent]:
+        window = self.window(turn)
+        if self.estimate(turn) <= self.config.threshold * window:
+            return
+        async for event in self._compact(turn, window, forced=False):
+            yield event
+
+    async def on_overflow(self, turn: "TurnState", error: ProviderError) -> AsyncIterator[RunEvent]:
+        async for event in self._compact(turn, self.window(turn), forced=True):
+            yield event
+
+    # -- compaction -------------------------------------------------------------------------
+
+    async def _compact(self, turn: "TurnState", window: int, *, forced: bool) -> AsyncIterator[RunEvent]:
+        runner = turn.runner
+        history = runner.session.messages
+        request = runner.build_request(history)
+        fixed = estimate_text(request.system) + estimate_request("", [], request.tools)
+        sizes = [estimate_message(m) for m in history]
+        before = self.estimate(turn, history)
+        keep_ratio = self.config.overflow_keep_ratio if forced else self.config.keep_ratio
+        keep_ratio = min(keep_ratio, self.config.threshold / 2)  # room left to grow after it
+        cut = choose_cut(history, sizes, int(keep_ratio * window))
+        limit = (window if forced else self.config.threshold * window) - fixed - self.summary_cap(window)
+        if cut == 0 or sum(sizes[cut:]) >= limit:
+            kept = sum(sizes[cut:])
+            yield Warning(
+                code="compaction_no_gain",
+                message=(f"context is at ~{before} of {window} tokens, but the part that must be kept "
+                         f"(~{kept} tokens from message {cut}) already fills it; compaction skipped"),
+            )
+            return
+        head, tail = history[:cut], history[cut:]
+        try:
+            summary = await self._summarise(turn, head, window)
+        except ProviderError as exc:
+            yield Warning(code="compaction_failed", message=f"the summary call failed: {exc}")
+            return
+        except CompactionFailed as exc:
+            yield Warning(code="compaction_failed", message=str(exc))
+            return
+        summary_message = UserMessage(
+            origin="summary",
+            content=[SummaryBlock(text=self._summary_text(summary, head, window),
+                                  replaced_messages=cut, tokens_before=before)],
+        )
+        compacted = [summary_message, *tail]
+        problems = pairing_problems(compacted)
+        if problems:  # cannot happen with choose_cut; never write a broken history
+            yield Warning(code="compaction_failed", message="cut would break pairing: " + problems[0])
+            return
+        runner.session.rewrite(compacted)
+        turn.last_input_tokens = None  # the old real count described the old history
+        turn.stats.compactions += 1
+        after = self.estimate(turn, compacted)
+        yield Compaction(tokens_before=before, tokens_after=after, messages_replaced=cut)
+
+    def _summary_text(self, summary: str, head: Sequence[Message], window: int) -> str:
+        text = f"{SUMMARY_HEADER}\n\n{summary.strip()}"
+        request = None
+        for m in reversed(head):
+            if isinstance(m, UserMessage) and m.origin == "prompt" and m.text.strip():
+                request = m.text
+                break
+            if isinstance(m, UserMessage) and m.origin == "summary" and VERBATIM in m.text:
+                request = m.text.split(VERBATIM, 1)[1]  # carried from the previous compaction
+                break
+        if request is not None:
+            if estimate_text(request) > self.config.prompt_verbatim_ratio * window:
+                request = _clip(request, int(self.config.prompt_verbatim_ratio * window * 2))
+            text += VERBATIM + request
+        return text
+
+    def summary_cap(self, window: int) -> int:
+        """The summary call's output cap: small, and never more than an eighth of the window."""
+        return min(self.config.summary_max_tokens, window // 8)
+
+    async def _summarise(self, turn: "TurnState", head: Sequence[Message], window: int) -> str:
+        runner = turn.runner
+        cfg = self.config
+        cap = self.summary_cap(window)
+        overhead = estimate_text(SUMMARY_SYSTEM) + 200
+        # Leave room for the answer, the prompt and the estimator's error on this text.
+        budget = int((window - cap - overhead) * 0.8)
+        lines = [render(m, cfg.transcript_result_chars) for m in head]
+        if sum(estimate_text(line) + 2 for line in lines) > budget:
+            budget -= int(cap * 1.2)  # later chunks carry the summary so far
+        if budget < 256:
+            raise CompactionFailed(f"a {window}-token window leaves no room for a summary call")
+        summary = ""
+        for chunk in chunk_transcript(lines, budget):
+            prompt = "Summarise this part of the session.\n\n"
+            if summary:
+                prompt = ("Here is the summary so far, followed by the next part of the session. "
+                          "Write one updated summary covering both.\n\nSUMMARY SO FAR:\n"
+                          f"{summary}\n\nNEXT PART:\n")
+            request = ModelRequest(
+                model=runner.model,
+                system=SUMMARY_SYSTEM,
+                messages=[user_message(prompt + chunk)],
+                max_tokens=cap,
+                session_id=runner.build_request([]).session_id,
+                purpose="auxiliary",
+            )
+            done = await runner.provider.complete(request)
+            turn.usage = turn.usage + done.usage
+            summary = done.message.text.strip()
+            if not summary:
+                raise CompactionFailed("the model returned an empty summary; history left as it was")
+        return summary
