@@ -19,7 +19,7 @@ from ..harness.tools import FunctionTool, ToolContext, ToolOutput
 from .approval import ApprovalRequest, Decision
 from .documents import binary_description, document_kind, extract_from_bytes
 from .paths import PathRefused, Resolved
-from .safe_io import check_regular, open_parent, read_bytes, write_atomic
+from .safe_io import check_regular, inspect_existing, open_parent, read_bytes, write_atomic
 from .settings import Toolbox
 
 
@@ -141,6 +141,8 @@ def make_file_tools(box: Toolbox) -> list[FunctionTool]:
             raise ToolError("old_string and new_string are the same; nothing to change")
         target = policy.check(path, write=True)
         await ensure_consent(box, target, ctx, "edit_file")
+        if await asyncio.to_thread(inspect_existing, target.path, "edit") is None:
+            raise ToolError(f"{target.display} does not exist; create it with write_file")
         if ledger.get(target.path) is None:
             raise ToolError(f"read {target.display} with read_file before editing it")
         fresh = _fresh_check(target, edit=True)

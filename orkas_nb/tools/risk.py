@@ -328,6 +328,14 @@ def _outside(word: str, ctx: Context, g: Grade, what: str) -> None:
         if any(fold(part) == ".orkas" for part in p.parts):
             g.add("sensitive_path", f"{what} reaches the agent's state folder (.orkas)")
             return
+        try:
+            st = os.lstat(p)
+        except OSError:
+            continue
+        if st.st_nlink > 1 and not os.path.isdir(p):
+            g.add("outside_workspace", f"{what} touches {p.name}, which has several hard links and "
+                  "may be a file outside the workspace under another name")
+            return
 
 
 def _degraded(cmd: Command, prog: str, ctx: Context, g: Grade) -> None:

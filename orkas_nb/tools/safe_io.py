@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..core.errors import ToolError
 from .paths import PathRefused
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -97,26 +98,48 @@ def check_regular(path: Path, st: os.stat_result, what: str) -> None:
         )
 
 
+def inspect_existing(path: Path, what: str) -> os.stat_result | None:
+    """The stat of ``path`` if it exists (None if not), refusing links, pipes and hard links."""
+    try:
+        with open_parent(path) as dfd:
+            st = os.stat(path.name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise _swapped(path, OSError(errno.ELOOP, "it is now a symlink"))
+    check_regular(path, st, what)
+    return st
+
+
 def read_bytes(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
     """The file's bytes (at most ``limit``; larger files are refused) and its stat."""
-    with open_parent(path) as dfd:
-        fd = open_regular(path, dfd)
-        try:
-            st = os.fstat(fd)
-            if st.st_size > limit:
-                raise PathRefused(
-                    f"{path.name!r} is {st.st_size:,} bytes, more than the {limit:,} bytes tools "
-                    "read at once; use grep_files or bash (head, sed -n) to read a part"
-                )
-            chunks = []
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            return b"".join(chunks), st
-        finally:
-            os.close(fd)
+    try:
+        with open_parent(path) as dfd:
+            return _read_from(path, dfd, limit)
+    except FileNotFoundError:
+        raise ToolError(f"{path.name!r} does not exist (looked for {path})") from None
+    except PermissionError:
+        raise ToolError(f"{path.name!r} cannot be read: permission denied") from None
+
+
+def _read_from(path: Path, dfd: int, limit: int) -> tuple[bytes, os.stat_result]:
+    fd = open_regular(path, dfd)
+    try:
+        st = os.fstat(fd)
+        if st.st_size > limit:
+            raise PathRefused(
+                f"{path.name!r} is {st.st_size:,} bytes, more than the {limit:,} bytes tools "
+                "read at once; use grep_files or bash (head, sed -n) to read a part"
+            )
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    finally:
+        os.close(fd)
 
 
 def write_atomic(path: Path, produce: Callable[[bytes | None], bytes]) -> None:

@@ -150,21 +150,35 @@ def _toolchain_dirs(env: Mapping[str, str], home: Path) -> list[Path]:
     return wanted
 
 
-def _secret_files(root: Path) -> list[Path]:
-    """Secret files under ``root``, to mask them until the user consents (bounded scan)."""
+def scan_masked(root: Path) -> tuple[list[Path], list[Path]]:
+    """(secret files, hard-linked files) under ``root``, to mask inside the sandbox.
+
+    Secrets stay masked until the user consents. A file with several hard links may be another
+    name for a file outside the workspace (the bind of the workspace would expose that inode),
+    so it is masked always. The scan skips the same folders as search and is bounded.
+    """
     from .search import IGNORED_DIRS
 
-    found: list[Path] = []
+    secrets: list[Path] = []
+    linked: list[Path] = []
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]
         for name in filenames:
             seen += 1
+            p = Path(dirpath) / name
             if is_secret_name(name):
-                found.append(Path(dirpath) / name)
+                secrets.append(p)
+                continue
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            if st.st_nlink > 1 and not os.path.islink(p):
+                linked.append(p)
         if seen > SECRET_SCAN_LIMIT:
             break
-    return found
+    return secrets, linked
 
 
 def bwrap_argv(
@@ -210,8 +224,8 @@ def bwrap_argv(
             p = root / g
             if p.exists():
                 argv += ["--ro-bind", str(p), str(p)]
-        if not consented_secrets:
-            for secret in _secret_files(root):
-                argv += ["--ro-bind", "/dev/null", str(secret)]
+        secrets, linked = scan_masked(root)
+        for p in linked + ([] if consented_secrets else secrets):
+            argv += ["--ro-bind", "/dev/null", str(p)]
     argv += ["--chdir", str(cwd)]
     return argv
