@@ -212,7 +212,7 @@ def make_bash_tools(box: Toolbox) -> list[FunctionTool]:
                     "started were killed; use background=true for long jobs]")
             return ToolOutput(text=text.lstrip("\n"), is_error=True)
         note = sandbox_note() if code else ""
-        body = output if output else "(no output)"
+        body = output.rstrip("\n") if output.strip() else "(no output)"
         return ToolOutput(text=f"{body}\n[exit code {code}]{note}", is_error=code != 0)
 
     def bash_poll(job_id: str, offset: int = 0, max_chars: int = 20_000) -> str:

@@ -1,0 +1,262 @@
+"""The bash executor: timeouts that kill grandchildren, Stop, output caps, the environment,
+background jobs that outlive the kernel, approvals and what the logs keep."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from orkas_nb.tools.approval import Decision
+from orkas_nb.tools.bash import OutputBuffer
+
+from .conftest import CANARIES, MODES, Recorder
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _pid_from(ws: Path, name: str, timeout: float = 5.0) -> int:
+    """The host PID a command recorded (through /proc, which is the host's in degraded mode;
+    in the sandbox the command writes a marker and we find it by its command line)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in psutil.process_iter(["cmdline"]):
+            if name in " ".join(p.info["cmdline"] or []):
+                return p.pid
+        time.sleep(0.05)
+    raise AssertionError(f"no process {name!r} appeared")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_timeout_kills_grandchildren(world, make_caller, mode: str) -> None:
+    call = make_caller(mode, approver=lambda r: Decision.ONCE)
+    marker = f"orkas-grandchild-{mode}-{os.getpid()}"
+    # A grandchild that escapes the shell's wait (subshell + background) and sleeps long.
+    task = asyncio.ensure_future(call(
+        "bash", command=f"(exec -a {marker} sleep 300 &) ; sleep 300", timeout_s=1.5))
+    pid = await asyncio.to_thread(_pid_from, world.ws, marker)
+    ok, text, _ = await task
+    assert not ok and "timed out after 1.5s" in text and "killed" in text
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not _alive(pid), "the sleeping grandchild survived the timeout"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stop_cancels_and_kills_the_group(world, make_caller, mode: str) -> None:
+    """The runner cancels the tool's task on Stop; the executor kills everything it started."""
+    call = make_caller(mode, approver=lambda r: Decision.ONCE)
+    marker = f"orkas-stop-{mode}-{os.getpid()}"
+    task = asyncio.ensure_future(call("bash", command=f"(exec -a {marker} sleep 300 &); sleep 300"))
+    pid = await asyncio.to_thread(_pid_from, world.ws, marker)
+    started = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 3.0  # Stop is felt within a second or so
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not _alive(pid)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_output_cap_keeps_head_and_tail_with_a_note(world, make_caller, mode: str) -> None:
+    call = make_caller(mode, output_cap_chars=1000)
+    ok, text, _ = await call("bash", command="seq 1 100000")
+    assert ok
+    assert text.startswith("1\n2\n3\n")
+    assert "100000\n[exit code 0]" in text
+    assert "bytes cut from the middle" in text
+    assert len(text) < 1400
+
+
+def test_output_buffer_counts_what_it_cut() -> None:
+    buf = OutputBuffer(10)
+    for _ in range(10):
+        buf.feed(b"0123456789")
+    text = buf.text()
+    assert text.startswith("01234") and text.endswith("56789")
+    assert "90 bytes cut from the middle of 100" in text
+    small = OutputBuffer(100)
+    small.feed(b"abc")
+    assert small.text() == "abc"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_environment_is_an_allow_list_and_the_kernel_env_is_untouched(
+    world, make_caller, mode: str, monkeypatch
+) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-" + CANARIES["kernel_env"])
+    before = dict(os.environ)
+    call = make_caller(mode, env={"PROJECT_MODE": "test"})
+    ok, text, _ = await call("bash", command="env", env={"RUN_LABEL": "x1"})
+    assert ok
+    assert CANARIES["kernel_env"] not in text  # OPENAI_API_KEY and *_TOKEN never passed
+    assert "PROJECT_MODE=test" in text and "RUN_LABEL=x1" in text and "PATH=" in text
+    assert dict(os.environ) == before
+    ok, text, _ = await call("bash", command="true", env={"BASH_ENV": "/tmp/x"})
+    assert not ok and "not allowed" in text
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_exit_code_and_errors_are_reported(world, make_caller, mode: str) -> None:
+    call = make_caller(mode)
+    ok, text, _ = await call("bash", command="echo out; echo err >&2; exit 3")
+    assert not ok and "out" in text and "err" in text and "[exit code 3]" in text
+    ok, text, _ = await call("bash", command="   ")
+    assert not ok and "empty" in text
+    ok, text, _ = await call("bash", command="true", timeout_s=100000)
+    assert not ok and "timeout_s" in text
+    ok, text, _ = await call("bash", command="pwd", cwd="sub")
+    assert ok and text.startswith(str(world.ws / "sub"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_blocked_commands_never_run_even_when_approved(world, make_caller, mode: str) -> None:
+    recorder = Recorder(answer=Decision.ONCE)
+    call = make_caller(mode, approver=recorder)
+    for cmd in ("rm -rf /", "mkfs.ext4 /dev/sda1", "shutdown -h now", "kill -9 -1",
+                ":(){ :|:& };:", "dd if=/dev/zero of=/dev/sda"):
+        ok, text, _ = await call("bash", command=cmd)
+        assert not ok and "Blocked" in text, (cmd, text)
+    assert recorder.asked == []
+
+
+async def test_approval_once_run_and_deny(world, make_caller, caplog) -> None:
+    """once: asked every time; run: remembered for the run (same abort signal); deny: refused."""
+    recorder = Recorder(answer=Decision.ONCE)
+    call = make_caller("degraded", approver=recorder)
+    caplog.set_level(logging.INFO, logger="orkas_nb.tools.approval")
+    secret_cmd = "mkdir -p d && rm -r d && echo removed-ok"
+    ok, text, _ = await call("bash", command=secret_cmd)
+    assert ok and "removed-ok" in text
+    ok, _, _ = await call("bash", command=secret_cmd)
+    assert ok and len(recorder.asked) == 2  # once means once
+    recorder.answer = Decision.RUN
+    await call("bash", command=secret_cmd)
+    await call("bash", command=secret_cmd)
+    assert len(recorder.asked) == 3  # the run answer was remembered
+    from orkas_nb.harness.cancellation import AbortSignal
+
+    call.ctx.abort = AbortSignal()  # a new run forgets
+    recorder.answer = Decision.DENY
+    ok, text, _ = await call("bash", command=secret_cmd)
+    assert not ok and "Denied" in text and "destructive_delete" in text
+    assert len(recorder.asked) == 4
+    # Logs hold the category and the length, never the command's text.
+    records = [r.getMessage() for r in caplog.records if r.name == "orkas_nb.tools.approval"]
+    assert records and all("destructive_delete" in m for m in records)
+    assert all(f"length={len(secret_cmd)}" in m for m in records)
+    assert not any("mkdir" in m or "removed-ok" in m for m in records)
+
+
+async def test_async_approver_and_services_approver(world, make_caller) -> None:
+    asked = []
+
+    async def approver(request):
+        asked.append(request.category)
+        await asyncio.sleep(0)
+        return "deny"
+
+    call = make_caller("degraded")
+    call.ctx.services["approver"] = approver
+    ok, text, _ = await call("bash", command="sudo true")
+    assert not ok and "Denied" in text and asked == ["privilege_escalation"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_background_start_poll_stop(world, make_caller, mode: str) -> None:
+    call = make_caller(mode)
+    ok, text, _ = await call("bash", command="for i in 1 2 3; do echo tick $i; sleep 0.2; done",
+                             background=True)
+    assert ok and "started background job" in text
+    job = text.split()[3].rstrip(";")
+    log = world.ws / ".orkas" / "jobs" / f"{job}.log"
+    assert log.exists()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        ok, text, _ = await call("bash_poll", job_id=job)
+        if "exited with code 0" in text:
+            break
+        await asyncio.sleep(0.1)
+    assert "exited with code 0" in text and "tick 3" in text
+    ok, text, _ = await call("bash_poll", job_id=job, offset=-7)
+    assert text.rstrip().endswith("tick 3") and "tick 1" not in text
+    ok, text, _ = await call("bash", command="echo begin; exec sleep 300", background=True)
+    job2 = text.split()[3].rstrip(";")
+    ok, text, _ = await call("bash_poll", job_id=job2)
+    assert "running" in text
+    ok, text, _ = await call("bash_stop", job_id=job2)
+    assert ok and "stopped" in text
+    ok, text, _ = await call("bash_poll", job_id=job2)
+    assert "stopped" in text
+    ok, text, _ = await call("bash_poll", job_id="nope")
+    assert not ok and "unknown job" in text
+    ok, text, _ = await call("bash_poll", job_id="../../x")
+    assert not ok and "unknown job" in text
+
+
+RESTART_SCRIPT = """
+import asyncio, sys
+from orkas_nb.tools import default_tools
+from orkas_nb.harness.tools import ToolContext
+from orkas_nb.harness.cancellation import AbortSignal
+ws, mode, action, job = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+tools = {t.name: t for t in default_tools(ws, settings={"isolation": "bubblewrap" if mode == "isolated" else "off"})}
+ctx = ToolContext(workspace=ws, abort=AbortSignal())
+async def main():
+    if action == "start":
+        out = await tools["bash"].execute({"command": "echo first; sleep 1.5; echo second; sleep 300", "background": True, "timeout_s": None, "cwd": ".", "env": None}, ctx)
+        print(out.text.split()[3].rstrip(";"))
+    else:
+        out = await tools["bash_" + action].execute(tools["bash_" + action].validate({"job_id": job}), ctx)
+        print(out.text)
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_background_job_and_log_survive_a_kernel_restart(world, mode: str, tmp_path: Path) -> None:
+    """One process (a kernel) starts a job and dies; a new one polls its log and stops it."""
+    script = tmp_path / "kernel.py"
+    script.write_text(RESTART_SCRIPT)
+    run = lambda *a: subprocess.run(  # noqa: E731
+        [sys.executable, str(script), str(world.ws), mode, *a], capture_output=True, text=True,
+        timeout=60, env=os.environ)
+    started = run("start", "-")
+    assert started.returncode == 0, started.stderr
+    job = started.stdout.strip()
+    time.sleep(2.0)  # the first kernel is gone; the job goes on
+    polled = run("poll", job)
+    assert "running" in polled.stdout and "first" in polled.stdout and "second" in polled.stdout
+    stopped = run("stop", job)
+    assert "stopped" in stopped.stdout
+    again = run("poll", job)
+    assert "stopped" in again.stdout and "second" in again.stdout
+    assert (world.ws / ".orkas" / "jobs" / f"{job}.log").read_text().startswith("first")
+    survivors = [p for p in psutil.process_iter(["cmdline"])
+                 if "echo second; sleep 300" in " ".join(p.info["cmdline"] or [])]
+    assert not [p for p in survivors if _alive(p.pid)]
+
+
+def test_isolation_status_is_reported() -> None:
+    from orkas_nb.tools import isolation_status
+
+    off = isolation_status("off")
+    assert not off.isolated and "off" in off.detail
+    auto = isolation_status("auto")
+    assert auto.mode in ("bubblewrap", "none") and auto.detail
