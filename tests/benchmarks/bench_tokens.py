@@ -1,0 +1,95 @@
+"""Throughput of the token estimator, against baselines measured in the same run.
+
+    python tests/benchmarks/bench_tokens.py [DATA_FOLDER] [--mb 4] [--repeat 5]
+
+DATA_FOLDER defaults to the calibration corpus (``tests/data/tokens``); each sub-folder is a
+class, its files concatenated and repeated to about ``--mb`` MB of UTF-8. For every class the
+script prints the estimator's MB/s (best of ``--repeat``, input measured in UTF-8 bytes), the
+real o200k tokenizer's MB/s (bpe-openai, when installed) and the ratio between them. The
+target is at least 20 MB/s on every class; the exit status is 1 if a class falls below it.
+The machine may be shared: figures are noisy, so compare ratios, and re-run when quiet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from orkas_nb.core.messages import TextBlock, ToolResultMessage  # noqa: E402
+from orkas_nb.core.tokens import estimate_messages, estimate_text  # noqa: E402
+
+TARGET_MB_S = 20.0
+
+
+def best_of(repeat: int, fn, *args) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def load(folder: Path, mb: float) -> dict[str, str]:
+    out = {}
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        text = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(sub.iterdir()) if p.is_file())
+        if not text:
+            continue
+        size = len(text.encode("utf-8"))
+        out[sub.name] = text * max(1, int(mb * 1e6 / size))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", nargs="?", default=str(ROOT / "tests" / "data" / "tokens"))
+    parser.add_argument("--mb", type=float, default=4.0)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    try:
+        import bpe_openai
+
+        o200k = bpe_openai.get_encoding("o200k_base")
+    except ImportError:
+        o200k = None
+    classes = load(Path(args.data), args.mb)
+    print(f"{'class':10} {'MB':>6} {'estimator MB/s':>15} {'2 KB pieces MB/s':>17} {'o200k MB/s':>11} {'ratio':>7}")
+    slow = []
+    for name, text in classes.items():
+        size = len(text.encode("utf-8")) / 1e6
+        est = size / best_of(args.repeat, estimate_text, text)
+        pieces = [text[i : i + 2000] for i in range(0, len(text), 2000)]
+        est_pieces = size / best_of(args.repeat, lambda: [estimate_text(p) for p in pieces])
+        if o200k is not None:
+            # bpe-openai refuses very long inputs: feed it 100k-character pieces.
+            big = [text[i : i + 100_000] for i in range(0, len(text), 100_000)]
+            real = size / best_of(1, lambda: [o200k.encode_ordinary(p) for p in big])
+            real_s, ratio = f"{real:11.1f}", f"{est / real:6.1f}x"
+        else:
+            real_s, ratio = f"{'n/a':>11}", f"{'n/a':>7}"
+        print(f"{name:10} {size:6.1f} {est:15.1f} {est_pieces:17.1f} {real_s} {ratio}")
+        if min(est, est_pieces) < TARGET_MB_S:
+            slow.append(name)
+    # A long history: the per-message cache makes re-estimating it nearly free.
+    body = next(iter(classes.values()))[:3000]
+    history = [ToolResultMessage(tool_call_id=f"c{i}", name="t", content=[TextBlock(text=body)]) for i in range(500)]
+    first = best_of(1, estimate_messages, history)
+    again = best_of(args.repeat, estimate_messages, history)
+    print(f"500-message history: first estimate {first * 1e3:.1f} ms, cached {again * 1e3:.2f} ms "
+          f"({first / again:.0f}x)")
+    if slow:
+        print(f"below {TARGET_MB_S} MB/s: {', '.join(slow)}")
+        return 1
+    print(f"every class at or above {TARGET_MB_S} MB/s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
