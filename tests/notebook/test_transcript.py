@@ -1,0 +1,83 @@
+"""The static transcript: schema stability, conversion from session messages, the three views."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from orkas_nb.core.events import RunResult, ToolEnd, Warning
+from orkas_nb.core.messages import (
+    AssistantMessage, ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage,
+    Usage, user_message,
+)
+from orkas_nb.notebook.render import RunInfo
+from orkas_nb.notebook.transcript import (
+    RESULT_CHARS, TRANSCRIPT_MIME, Provenance, Transcript, TranscriptBuilder, transcript_json_schema,
+)
+
+SCHEMA = Path(__file__).with_name("transcript.schema.json")
+
+
+def test_the_schema_is_stable() -> None:
+    # The labextension renders this data: a change here must be additive and deliberate
+    # (regenerate the file; bump SCHEMA_VERSION if an existing field changes meaning).
+    assert transcript_json_schema() == json.loads(SCHEMA.read_text())
+
+
+def _run() -> tuple[list, RunResult]:
+    call = ToolCallBlock(id="c1", name="read_file", arguments={"path": "a.md", "blob": "x" * 5000})
+    messages = [
+        user_message("read a.md"),
+        AssistantMessage(content=[ThinkingBlock(text="hmm", signature="sig"), TextBlock(text="Reading."), call],
+                         provider="p", model="m", usage=Usage(input_tokens=10, output_tokens=3)),
+        ToolResultMessage(tool_call_id="c1", name="read_file",
+                          content=[TextBlock(text="y" * (RESULT_CHARS + 10)), ImageBlock(data="AAAA")]),
+        AssistantMessage(content=[TextBlock(text="Done: <b>fine</b> ```x```")], provider="p", model="m"),
+    ]
+    result = RunResult(text="Done", usage=Usage(input_tokens=10, output_tokens=3), duration_s=1.5,
+                       output_files=["a.md"])
+    return messages, result
+
+
+def test_builder_converts_the_runs_messages_and_events() -> None:
+    messages, result = _run()
+    published = []
+    b = TranscriptBuilder(lambda: messages, publish=published.append,
+                          provenance=Provenance(session="s", model="m", replay="c.jsonl"))
+    b.start(RunInfo(prompt="read a.md", model="m", session="s"))
+    b.render(ToolEnd(call_id="c1", name="read_file", status="ok", duration_s=0.25, output_files=["a.md"]))
+    b.render(Warning(code="reference", message="{Out[9]} does not exist"))
+    b.finish(result)
+    (t,) = published
+    assert b.build(result) is t  # built once
+    assert [m.role for m in t.messages] == ["user", "assistant", "tool", "assistant"]
+    assistant, tool = t.messages[1], t.messages[2]
+    assert assistant.thinking == "hmm" and "signature" not in json.dumps(t.model_dump())
+    assert assistant.tool_calls[0].arguments["blob"].endswith("[3000 more characters]")
+    assert tool.truncated and len(tool.text) == RESULT_CHARS and tool.images == 1
+    assert tool.duration_s == 0.25 and tool.output_files == ["a.md"]
+    assert t.notices[0].kind == "reference" and t.provenance.replay == "c.jsonl"
+    assert t.provenance.version and t.provenance.created_at.endswith("Z")
+
+
+def test_views_read_well_and_escape_html() -> None:
+    messages, result = _run()
+    t = TranscriptBuilder(lambda: messages).build(result)
+    bundle = t.bundle()
+    assert set(bundle) == {TRANSCRIPT_MIME, "text/markdown", "text/plain"}
+    md = bundle["text/markdown"]
+    assert md.splitlines()[0] == "**orkas** · model? · 0 model requests · 0 tool calls · 10 in / 3 out tokens · 1.5 s"
+    assert "> **you:** read a.md" in md
+    assert '<details><summary>✓ read_file — ok</summary>' in md
+    assert "```text\n" + "y" * 50 in md and "\n…\n```" in md  # cut results say so
+    assert "Done: <b>fine</b>" in md  # the model's own Markdown is kept as written
+    plain = bundle["text/plain"]
+    assert "you> read a.md" in plain and "  → read_file(path=\"a.md\"" in plain
+    assert "\x1b" not in plain + md
+    assert Transcript.model_validate(json.loads(json.dumps(bundle[TRANSCRIPT_MIME]))) == t
+
+
+def test_readers_ignore_fields_they_do_not_know() -> None:
+    data = {"schema_version": 1, "messages": [{"role": "user", "text": "hi", "future": 1}],
+            "future_field": {"x": 1}}
+    assert Transcript.model_validate(data).messages[0].text == "hi"
