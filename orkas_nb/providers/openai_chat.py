@@ -130,6 +130,8 @@ class OpenAIChatProvider(HttpProvider):
     ``send_cache_key`` sends the session id as ``prompt_cache_key`` (OpenAI's own endpoint
     does; compatible servers may reject unknown fields, so named endpoints default to off).
     ``max_tokens_field`` is ``max_completion_tokens`` for OpenAI, ``max_tokens`` elsewhere.
+    ``request.extra["openai"]`` adds wire fields to one request; ``request.extra["assistant_prefix"]``
+    ends the messages with a partial assistant turn for servers that continue it (llama.cpp).
     """
 
     def __init__(
@@ -203,7 +205,7 @@ class OpenAIChatProvider(HttpProvider):
         if request.tools and self.parallel_tool_calls is not None:
             head["parallel_tool_calls"] = self.parallel_tool_calls
         head.update(self.extra_body)
-        head.update(request.extra.get("openai", {}))
+        head.update(request.extra.get("openai", {}))  # per-request wire fields (seed, stop…)
         parts = [_dumps(head)[:-1]]
         if request.tools:
             parts.append(',"tools":')
@@ -212,6 +214,9 @@ class OpenAIChatProvider(HttpProvider):
         messages = [encode_message(m) for m in request.messages]
         if request.system:
             messages.insert(0, self._system(request.system))
+        prefix = request.extra.get("assistant_prefix")
+        if prefix:  # a partial assistant turn the server continues (local servers' prefill)
+            messages.append(_dumps({"role": "assistant", "content": prefix}))
         parts.append(",".join(messages))
         parts.append("]}")
         return "".join(parts).encode("utf-8")
