@@ -62,19 +62,22 @@ def _md(text: str) -> tuple[dict[str, Any], ...]:
 def safe_cut(text: str) -> int:
     """Where a Markdown text may be split into two blocks without changing how it renders.
 
-    The last blank line outside a code fence; 0 when there is none.
+    The last blank line outside a code fence; failing that, the last line break outside a
+    fence (a paragraph split in two renders almost the same); 0 when there is neither.
     """
     fence = False
-    cut = 0
+    blank = line_end = 0
     pos = 0
     for line in text.splitlines(keepends=True):
         pos += len(line)
         stripped = line.lstrip()
         if stripped.startswith("```") or stripped.startswith("~~~"):
             fence = not fence
-        elif not fence and not stripped.strip() and pos < len(text):
-            cut = pos
-    return cut
+        elif not fence and pos < len(text) and line.endswith("\n"):
+            line_end = pos
+            if not stripped.strip():
+                blank = pos
+    return blank or line_end
 
 
 class _MarkdownStream:
@@ -99,15 +102,17 @@ class _MarkdownStream:
         self.pending.clear()
         self.text += chunk
         self._live_text += chunk
-        if self._live is None:
-            self._live = self._parent._widget(_ipw().Output(), self._css)
-            self._parent._append(self._container, self._live)
-        if len(self._live_text) > FREEZE_CHARS and (cut := safe_cut(self._live_text)):
+        if self._live is not None and len(self._live_text) > FREEZE_CHARS and (
+            cut := safe_cut(self._live_text)
+        ):
             frozen, self._live_text = self._live_text[:cut], self._live_text[cut:]
             self._live.outputs = _md(frozen)
-            self._live = self._parent._widget(_ipw().Output(), self._css)
+            self._live = None
+        if self._live is None:  # a new block is opened with its text: no extra update
+            self._live = self._parent._widget(_ipw().Output(outputs=_md(self._live_text)), self._css)
             self._parent._append(self._container, self._live)
-        self._live.outputs = _md(self._live_text)
+        else:
+            self._live.outputs = _md(self._live_text)
         return True
 
 
