@@ -298,6 +298,9 @@ class Runner:
     async def _turn(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> str:
         message = prompt if isinstance(prompt, UserMessage) else user_message(prompt)
         self.session.append(message)  # once, before any provider call (SPEC §6)
+        if self.context is not None:  # earlier turns plus this prompt may already be past it
+            async for event in self.context.after_tool_batch(turn):
+                emit.forward(event)
         guard = LoopGuard(self.config.loop_guard_remind, self.config.loop_guard_stop)
         while True:
             if turn.abort.aborted:  # raised before the turn's task got to run

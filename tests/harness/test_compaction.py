@@ -518,3 +518,35 @@ async def test_tool_images_move_to_a_user_message_for_text_only_providers(images
     # Stable objects from one request to the next: the wire cache is never rebuilt.
     again = runner.build_request(runner.session.messages).messages
     assert [id(m) for m in again[: len(sent)]] == [id(m) for m in sent]
+
+
+async def test_a_turn_that_starts_past_the_threshold_compacts_before_its_first_request() -> None:
+    model = ScriptedModel(lambda r: summariser(r) if r.purpose == "auxiliary" else reply("ok"),
+                          context_window=4000)
+    runner = Runner(model, "m", session=InMemorySession(messages=_previous_turns(10)))
+    events = await drive(runner, "next question")
+    assert done(events).stop_reason == "end_turn"
+    assert [r.purpose for r in model.requests] == ["auxiliary", "main"]
+    assert events[0].type == "compaction"
+    assert request_tokens(model.requests[-1]) <= 4000
+    assert model.requests[-1].messages[-1].text == "next question"
+
+
+async def test_stop_during_the_summary_call_leaves_the_history_untouched() -> None:
+    abort = AbortSignal()
+    history = _previous_turns(10)
+
+    def script(request: ModelRequest) -> Any:
+        if request.purpose == "auxiliary":
+            abort.abort("user pressed Stop")  # lands at the summary stream's next await
+            return reply("a summary that never arrives", chunk_chars=2, delay_s=0.05)
+        return reply("unreachable")
+
+    session = InMemorySession(messages=history)
+    runner = Runner(ScriptedModel(script, context_window=4000), "m", session=session)
+    events = [e async for e in runner.run("next", abort=abort)]
+    assert done(events).stop_reason == "cancelled"
+    assert not any(isinstance(e, Compaction) for e in events)
+    assert session.messages[: len(history)] == history
+    assert not any(getattr(m, "origin", None) == "summary" for m in session.messages)
+    assert pairing_problems(session.messages) == []
