@@ -60,6 +60,16 @@ def _venv_marker(dfd: int, name: str) -> bool:
         return False
 
 
+def glob_spec(pattern: str):
+    """A gitignore-style matcher for one glob (pathspec's newer name first, older as fallback)."""
+    import pathspec
+
+    try:
+        return pathspec.PathSpec.from_lines("gitignore", [pattern])
+    except LookupError:
+        return pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+
+
 def make_search_tools(box: Toolbox) -> list[FunctionTool]:
     policy = box.policy
 
@@ -81,11 +91,9 @@ def make_search_tools(box: Toolbox) -> list[FunctionTool]:
             max_results: at most this many paths are listed
             include_ignored: also look in .git, virtualenvs, node_modules and caches
         """
-        import pathspec
-
         top, prefix = _start(path)
         try:
-            spec = pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+            spec = glob_spec(pattern)
         except Exception as exc:
             raise ToolError(f"invalid glob {pattern!r}: {exc}") from None
         found: list[str] = []
@@ -116,7 +124,6 @@ def make_search_tools(box: Toolbox) -> list[FunctionTool]:
             ignore_case: match without regard to case
             max_matches: stop after this many matching lines
         """
-        import pathspec
         import regex
 
         if context < 0 or context > 20:
@@ -125,7 +132,7 @@ def make_search_tools(box: Toolbox) -> list[FunctionTool]:
             rx = regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
         except regex.error as exc:
             raise ToolError(f"invalid regular expression {pattern!r}: {exc}") from None
-        spec = pathspec.PathSpec.from_lines("gitwildmatch", [glob]) if glob else None
+        spec = glob_spec(glob) if glob else None
         target = policy.check(path)
         if target.path.is_file():
             files = [(target.path.parent, target.path.name, target.display)]

@@ -1,0 +1,79 @@
+"""The path policy on its own: roots that cannot be allowed, names that are always refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orkas_nb.core.errors import ConfigError
+from orkas_nb.tools.paths import PathPolicy, PathRefused, is_secret_name
+
+
+def test_credential_system_and_state_folders_cannot_be_allowed(world) -> None:
+    home = world.home
+    for bad in (home / ".ssh", home / ".aws", "/etc", "/usr/lib", "/", home,
+                world.ws / ".orkas", world.ws / ".orkas" / "sessions"):
+        with pytest.raises(ConfigError):
+            PathPolicy(world.ws, [bad])
+    (home / ".config" / "gcloud").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="credential store"):
+        PathPolicy(world.ws, [home / ".config" / "gcloud"])
+    with pytest.raises(ConfigError, match="not a folder"):
+        PathPolicy(world.ws, [world.root / "missing"])
+    with pytest.raises(ConfigError):
+        PathPolicy(home / ".ssh")  # nor can the workspace itself be a credential folder
+
+
+def test_workspace_may_be_home_but_credentials_stay_closed(world) -> None:
+    policy = PathPolicy(world.home)
+    with pytest.raises(PathRefused, match="credential"):
+        policy.check(".ssh/id_rsa")
+    with pytest.raises(PathRefused, match="credential"):
+        policy.check(".aws/credentials")
+    (world.home / "notes.txt").write_text("n")
+    assert policy.check("notes.txt").path == world.home / "notes.txt"
+
+
+def test_allowed_folder_symlink_resolved_at_configuration(world) -> None:
+    data = world.root / "data"
+    data.mkdir()
+    (world.root / "data_link").symlink_to(data, target_is_directory=True)
+    policy = PathPolicy(world.ws, [world.root / "data_link"])
+    assert data in policy.roots
+    assert policy.check(str(data / "x.csv")).root == data
+
+
+def test_refusals_explain_what_is_allowed(world) -> None:
+    policy = PathPolicy(world.ws)
+    with pytest.raises(PathRefused) as info:
+        policy.check("../outside/canary.txt")
+    assert "outside the workspace" in str(info.value) and str(world.ws) in str(info.value)
+    with pytest.raises(PathRefused, match="empty"):
+        policy.check("  ")
+    with pytest.raises(PathRefused, match="state folder"):
+        policy.check(".Orkas/x")
+    with pytest.raises(PathRefused, match="credential folder"):
+        policy.check("backup/.SSH/id_rsa")
+    with pytest.raises(PathRefused, match="git hook"):
+        policy.check(".git/hooks/post-checkout", write=True)
+    assert policy.check(".git/hooks/post-checkout").path.name == "post-checkout"  # reading is fine
+    with pytest.raises(PathRefused, match="start-up"):
+        policy.check(".envrc", write=True)
+
+
+@pytest.mark.parametrize("name,secret", [
+    (".env", True), (".env.local", True), ("prod.env", True), (".ENV", True), ("id_rsa", True),
+    ("id_rsa.pub", True), ("server.pem", True), ("tls.key", True), ("credentials.json", True),
+    (".env.example", False), (".env.sample", False), ("environment.yml", False),
+    ("keys.py", False), ("README.md", False), ("notes.env.md", False),
+])
+def test_secret_names(name: str, secret: bool) -> None:
+    assert is_secret_name(name) is secret
+
+
+def test_resolved_display_is_relative_in_the_workspace(world) -> None:
+    policy = PathPolicy(world.ws)
+    assert policy.check("./sub/../a.txt").display == "a.txt"
+    assert policy.check(str(world.ws / "sub")).display == "sub"
+    assert Path(policy.check("~/../ws/a.txt".replace("~/..", str(world.root))).display) == Path("a.txt")
