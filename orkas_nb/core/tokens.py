@@ -25,15 +25,16 @@ import base64
 import json
 import math
 import struct
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 __all__ = [
-    "estimate_text",
+    "MESSAGE_OVERHEAD",
     "estimate_image",
     "estimate_message",
     "estimate_messages",
     "estimate_request",
-    "MESSAGE_OVERHEAD",
+    "estimate_text",
 ]
 
 # -- character classes ------------------------------------------------------------------------
@@ -78,7 +79,7 @@ for _b in range(256):
         _CLASS[_b] = ord("q")
 _CLASS_TABLE = bytes(_CLASS)
 _CONTINUATION = bytes(range(0x80, 0xC0))
-_ASCII_AND_CONTINUATION = bytes(range(0x00, 0xC0))
+_ASCII_AND_CONTINUATION = bytes(range(0xC0))
 
 # Secondary maps over class bytes, for counting run starts with two-byte patterns.
 def _map(keep: dict[str, str], default: str = ".") -> bytes:

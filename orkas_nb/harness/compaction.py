@@ -27,8 +27,10 @@ forced (whatever the estimate says) with a smaller tail; the runner then retries
 
 from __future__ import annotations
 
+import math
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, AsyncIterator, Sequence
+from typing import TYPE_CHECKING
 
 from ..core.errors import OrkasError, ProviderError
 from ..core.events import Compaction, RunEvent, Warning
@@ -185,50 +187,61 @@ class Compactor:
 
     def __init__(self, config: CompactionConfig | None = None) -> None:
         self.config = config or CompactionConfig()
+        # Provider tokens per estimated token, learnt from real counts: the estimator is
+        # calibrated on o200k, while the window is counted in the provider's own tokens.
+        self.scale = 1.0
 
     # -- measuring --------------------------------------------------------------------------
 
-    def window(self, turn: "TurnState") -> int:
+    def window(self, turn: TurnState) -> int:
         if self.config.context_window:
             return self.config.context_window
         runner = turn.runner
         return capabilities_of(runner.provider, runner.model).context_window or DEFAULT_WINDOW
 
-    def estimate(self, turn: "TurnState", messages: Sequence[Message] | None = None) -> int:
+    def _full_estimate(self, turn: TurnState, history: Sequence[Message]) -> int:
+        request = turn.runner.build_request(list(history))
+        return estimate_request(request.system, request.messages, request.tools)
+
+    def estimate(self, turn: TurnState, messages: Sequence[Message] | None = None) -> int:
         """Tokens of the next request: the last real count plus what was added since, or a
-        full estimate when there is no usable real count."""
+        full estimate when there is no usable real count (both in the provider's tokens)."""
         runner = turn.runner
         history = list(runner.session.messages) if messages is None else list(messages)
-        anchor = getattr(turn, "last_input_anchor", None)
+        anchor = turn.last_input_anchor
         if turn.last_input_tokens and anchor is not None:
             for k in range(len(history) - 1, -1, -1):
                 if history[k].id == anchor:
-                    return turn.last_input_tokens + estimate_messages(history[k + 1 :])
-        request = runner.build_request(history)
-        return estimate_request(request.system, request.messages, request.tools)
+                    covered = self._full_estimate(turn, history[: k + 1])
+                    if covered > 0:
+                        self.scale = min(3.0, max(0.5, turn.last_input_tokens / covered))
+                    added = estimate_messages(history[k + 1 :])
+                    return turn.last_input_tokens + math.ceil(self.scale * added)
+        return math.ceil(self.scale * self._full_estimate(turn, history))
 
     # -- the hooks --------------------------------------------------------------------------
 
-    async def after_tool_batch(self, turn: "TurnState") -> AsyncIterator[RunEvent]:
+    async def after_tool_batch(self, turn: TurnState) -> AsyncIterator[RunEvent]:
         window = self.window(turn)
         if self.estimate(turn) <= self.config.threshold * window:
             return
         async for event in self._compact(turn, window, forced=False):
             yield event
 
-    async def on_overflow(self, turn: "TurnState", error: ProviderError) -> AsyncIterator[RunEvent]:
+    async def on_overflow(self, turn: TurnState, error: ProviderError) -> AsyncIterator[RunEvent]:
         async for event in self._compact(turn, self.window(turn), forced=True):
             yield event
 
     # -- compaction -------------------------------------------------------------------------
 
-    async def _compact(self, turn: "TurnState", window: int, *, forced: bool) -> AsyncIterator[RunEvent]:
+    async def _compact(self, turn: TurnState, window: int, *, forced: bool) -> AsyncIterator[RunEvent]:
         runner = turn.runner
         history = runner.session.messages
         request = runner.build_request(history)
-        fixed = estimate_text(request.system) + estimate_request("", [], request.tools)
-        sizes = [estimate_message(m) for m in history]
-        before = self.estimate(turn, history)
+        before = self.estimate(turn, history)  # first: it refreshes the learnt scale
+        scale = self.scale
+        fixed = math.ceil(scale * (estimate_text(request.system) + estimate_request("", [], request.tools)))
+        sizes = [math.ceil(scale * estimate_message(m)) for m in history]
         keep_ratio = self.config.overflow_keep_ratio if forced else self.config.keep_ratio
         keep_ratio = min(keep_ratio, self.config.threshold / 2)  # room left to grow after it
         cut = choose_cut(history, sizes, int(keep_ratio * window))
@@ -286,13 +299,13 @@ class Compactor:
         """The summary call's output cap: small, and never more than an eighth of the window."""
         return min(self.config.summary_max_tokens, window // 8)
 
-    async def _summarise(self, turn: "TurnState", head: Sequence[Message], window: int) -> str:
+    async def _summarise(self, turn: TurnState, head: Sequence[Message], window: int) -> str:
         runner = turn.runner
         cfg = self.config
         cap = self.summary_cap(window)
         overhead = estimate_text(SUMMARY_SYSTEM) + 200
         # Leave room for the answer, the prompt and the estimator's error on this text.
-        budget = int((window - cap - overhead) * 0.8)
+        budget = int((window - cap - overhead) * 0.8 / self.scale)  # in estimated tokens
         lines = [render(m, cfg.transcript_result_chars) for m in head]
         if sum(estimate_text(line) + 2 for line in lines) > budget:
             budget -= int(cap * 1.2)  # later chunks carry the summary so far

@@ -10,7 +10,7 @@ objects and the provider's per-message wire cache keeps working.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..core.messages import ImageBlock, Message, TextBlock, ToolResultMessage, UserMessage
 

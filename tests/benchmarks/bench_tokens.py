@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from orkas_nb.core.messages import TextBlock, ToolResultMessage  # noqa: E402
-from orkas_nb.core.tokens import estimate_messages, estimate_text  # noqa: E402
+from orkas_nb.core.messages import TextBlock, ToolResultMessage
+from orkas_nb.core.tokens import estimate_messages, estimate_text
 
 TARGET_MB_S = 20.0
 
@@ -66,11 +66,11 @@ def main() -> int:
         size = len(text.encode("utf-8")) / 1e6
         est = size / best_of(args.repeat, estimate_text, text)
         pieces = [text[i : i + 2000] for i in range(0, len(text), 2000)]
-        est_pieces = size / best_of(args.repeat, lambda: [estimate_text(p) for p in pieces])
+        est_pieces = size / best_of(args.repeat, lambda pieces=pieces: [estimate_text(p) for p in pieces])
         if o200k is not None:
             # bpe-openai refuses very long inputs: feed it 100k-character pieces.
             big = [text[i : i + 100_000] for i in range(0, len(text), 100_000)]
-            real = size / best_of(1, lambda: [o200k.encode_ordinary(p) for p in big])
+            real = size / best_of(1, lambda big=big: [o200k.encode_ordinary(p) for p in big])
             real_s, ratio = f"{real:11.1f}", f"{est / real:6.1f}x"
         else:
             real_s, ratio = f"{'n/a':>11}", f"{'n/a':>7}"

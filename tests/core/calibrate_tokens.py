@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from orkas_nb.core import tokens  # noqa: E402
+from orkas_nb.core import tokens
 
 CORPUS = ROOT / "tests" / "data" / "tokens"
 BOUNDED = ["english", "chinese", "mixed", "code", "json"]  # the classes the 10% bound covers

@@ -26,7 +26,6 @@ from orkas_nb.core.tokens import (
     estimate_text,
 )
 from orkas_nb.providers.base import ToolSpec
-
 from tests.core.calibrate_tokens import BOUNDED, load_corpus, markdown, table
 
 BOUND = 0.10
@@ -34,7 +33,6 @@ BOUND = 0.10
 
 @pytest.fixture(scope="module")
 def rows() -> list:
-    pytest.importorskip("bpe_openai")
     return table(load_corpus(BOUNDED))
 
 

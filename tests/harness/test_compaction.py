@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+import bpe_openai
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,11 +25,13 @@ from orkas_nb.core.messages import (
     TextBlock,
     ToolCallBlock,
     ToolResultMessage,
+    Usage,
     UserMessage,
     user_message,
 )
 from orkas_nb.core.tokens import estimate_image
 from orkas_nb.harness import InMemorySession, JsonlSession, RunConfig, Runner, ToolRegistry, tool
+from orkas_nb.harness.cancellation import AbortSignal
 from orkas_nb.harness.compaction import (
     SUMMARY_SYSTEM,
     CompactionConfig,
@@ -38,14 +41,11 @@ from orkas_nb.harness.compaction import (
 )
 from orkas_nb.harness.repair import pairing_problems
 from orkas_nb.harness.runner import TurnState
-from orkas_nb.harness.cancellation import AbortSignal
 from orkas_nb.harness.tools import ToolOutput
 from orkas_nb.providers.base import ModelRequest
 from orkas_nb.testing import ScriptedModel, call, reply
-
 from tests.conftest import normalise
 
-bpe_openai = pytest.importorskip("bpe_openai")
 O200K = bpe_openai.get_encoding("o200k_base")
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "tokens"
 ENGLISH = " ".join(p.read_text(encoding="utf-8") for p in sorted((CORPUS / "english").iterdir()))
@@ -464,13 +464,40 @@ def test_estimate_is_anchored_on_the_last_real_count() -> None:
     turn, _ = _turn_for(history, 8000, 0.8)
     compactor = turn.runner.context
     unanchored = compactor.estimate(turn)
-    turn.last_input_tokens = 5000
+    covered = compactor.estimate(turn, history[:2])
+    turn.last_input_tokens = 2 * covered  # the provider counts twice what we estimate
     turn.last_input_anchor = history[1].id
     added = sum(compactor.estimate(turn, [m]) - compactor.estimate(turn, []) for m in history[2:])
-    assert compactor.estimate(turn) == 5000 + added
-    assert compactor.estimate(turn) != unanchored
-    turn.last_input_anchor = "gone"  # compaction removed it: fall back to a full estimate
-    assert compactor.estimate(turn) == unanchored
+    anchored = compactor.estimate(turn)
+    assert compactor.scale == pytest.approx(2.0, rel=0.01)
+    assert anchored == pytest.approx(2 * covered + 2 * added, rel=0.02)
+    turn.last_input_anchor = "gone"  # compaction removed it: a full estimate, at the learnt scale
+    assert compactor.estimate(turn) == pytest.approx(2 * unanchored, rel=0.01)
+
+
+async def test_a_provider_with_a_hungrier_tokenizer_is_kept_inside_its_window() -> None:
+    # The window is counted in the provider's tokens; this one counts 1.6x o200k. Its real
+    # input counts teach the compactor the ratio, so requests stay inside the window.
+    window, factor = 8000, 1.6
+    state = {"main": 0}
+
+    def script(request: ModelRequest) -> Any:
+        if request.purpose == "auxiliary":
+            answer = summariser(request)
+        else:
+            state["main"] += 1
+            n = state["main"]
+            answer = reply(f"step {n}", call("fetch", f"c{n}", step=n)) if n <= 40 else reply("done")
+        answer.usage = Usage(input_tokens=int(factor * request_tokens(request)), output_tokens=5)
+        return answer
+
+    model = ScriptedModel(script, context_window=window)
+    runner = Runner(model, "m", tools=make_tools(ENGLISH, 1200))
+    events = await drive(runner)
+    assert done(events).stop_reason == "end_turn"
+    assert sum(isinstance(e, Compaction) for e in events) >= 2
+    assert max(factor * request_tokens(r) for r in model.requests) <= window
+    assert runner.context.scale == pytest.approx(factor, rel=0.15)
 
 
 def test_window_comes_from_the_provider_unless_overridden() -> None:
@@ -481,8 +508,8 @@ def test_window_comes_from_the_provider_unless_overridden() -> None:
     assert Runner(ScriptedModel([]), "m", config=RunConfig(compaction=False)).context is None
 
 
-@pytest.mark.parametrize("bad", [dict(threshold=0.0), dict(threshold=1.5), dict(context_window=10),
-                                 dict(keep_ratio=0.0), dict(overflow_keep_ratio=1.5)])
+@pytest.mark.parametrize("bad", [{"threshold": 0.0}, {"threshold": 1.5}, {"context_window": 10},
+                                 {"keep_ratio": 0.0}, {"overflow_keep_ratio": 1.5}])
 def test_bad_compaction_config_is_a_clear_error(bad: dict) -> None:
     with pytest.raises(ValueError):
         CompactionConfig(**bad)

@@ -14,14 +14,10 @@ import uuid
 from pathlib import Path
 
 OUT = Path(__file__).parent / "json"
-WORDS = (
-    "alpha beta report data model cache index query user order invoice parser token budget "
-    "session window config plugin server client worker queue event metric trace sample "
-    "export import notebook kernel widget layout render stream buffer schedule"
-).split()
+WORDS = ["alpha", "beta", "report", "data", "model", "cache", "index", "query", "user", "order", "invoice", "parser", "token", "budget", "session", "window", "config", "plugin", "server", "client", "worker", "queue", "event", "metric", "trace", "sample", "export", "import", "notebook", "kernel", "widget", "layout", "render", "stream", "buffer", "schedule"]
 EXTS = [".py", ".md", ".csv", ".json", ".ipynb", ".txt", ".yaml", ".png"]
-FIRST = "Alice Bob Carol David Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy".split()
-LAST = "Smith Jones Brown Taylor Wilson Davies Evans Thomas Johnson Roberts Walker".split()
+FIRST = ["Alice", "Bob", "Carol", "David", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy", "Mallory", "Niaj", "Olivia", "Peggy"]
+LAST = ["Smith", "Jones", "Brown", "Taylor", "Wilson", "Davies", "Evans", "Thomas", "Johnson", "Roberts", "Walker"]
 ZH_NAMES = ["无线鼠标", "机械键盘", "显示器支架", "降噪耳机", "移动电源", "笔记本电脑包", "保温杯", "台灯"]
 ZH_DESC = [
     "轻巧便携，续航时间长，适合办公和出差使用。",
@@ -111,7 +107,7 @@ def issues(rng: random.Random) -> object:
         {"number": rng.randint(1, 4000), "title": " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 8))).capitalize(),
          "state": rng.choice(["open", "closed"]), "labels": rng.sample(["bug", "enhancement", "docs", "ci", "perf"], 2),
          "author": rng.choice(FIRST).lower(), "comments": rng.randint(0, 40), "updated_at": _ts(rng),
-         "sha": "%040x" % rng.getrandbits(160)}
+         "sha": f"{rng.getrandbits(160):040x}"}
         for _ in range(rng.randint(8, 14))
     ]
 
