@@ -577,3 +577,69 @@ async def test_stop_during_the_summary_call_leaves_the_history_untouched() -> No
     assert session.messages[: len(history)] == history
     assert not any(getattr(m, "origin", None) == "summary" for m in session.messages)
     assert pairing_problems(session.messages) == []
+
+
+# -- over the real OpenAI wire on loopback ------------------------------------------------------
+
+
+@pytest.fixture
+def openai_over_loopback() -> Any:
+    from orkas_nb.providers.auth import StaticKey
+    from orkas_nb.providers.catalog import Catalog
+    from orkas_nb.providers.openai_chat import OpenAIChatProvider
+    from tests.fakes.model_server import ModelServer
+
+    server = ModelServer().start()
+    provider = OpenAIChatProvider(
+        base_url=server.openai_url, token_source=StaticKey("k"),
+        catalog=Catalog({"tiny": {"context_window": 16_000, "max_output": 4_000}}),
+    )
+    try:
+        yield server, provider
+    finally:
+        server.stop()
+
+
+async def test_http_400_context_overflow_compacts_and_retries_over_the_wire(openai_over_loopback) -> None:
+    from tests.fakes.model_server import Fault
+    from tests.fakes.model_server import Reply as WireReply
+
+    server, provider = openai_over_loopback
+    server.push(Fault.status(400), WireReply(text="Summary: six earlier questions answered."),
+                WireReply(text="fine now"))
+    runner = Runner(provider, "tiny", session=InMemorySession(messages=_previous_turns(6)),
+                    system_prompt="You are careful.")
+    events = await drive(runner, "one more question")
+    result = done(events)
+    assert result.stop_reason == "end_turn" and result.text == "fine now", result.error
+    assert any(isinstance(e, Compaction) for e in events)
+    bodies = [r.json for r in server.posts()]
+    assert len(bodies) == 3
+    summary_call, retry = bodies[1], bodies[2]
+    assert summary_call["messages"][0] == {"role": "system", "content": SUMMARY_SYSTEM}
+    assert summary_call["max_completion_tokens"] == 2000 and "tools" not in summary_call
+    assert "max_completion_tokens" not in bodies[0] and "max_completion_tokens" not in retry
+    assert retry["messages"][0] == {"role": "system", "content": "You are careful."}
+    assert retry["messages"][1]["content"].startswith("[Summary of the earlier part")
+    assert retry["messages"][-1] == {"role": "user", "content": "one more question"}
+
+
+async def test_tool_images_reach_a_text_only_wire_as_a_user_message(openai_over_loopback) -> None:
+    from tests.fakes.model_server import Reply as WireReply
+    from tests.fakes.model_server import ToolCall as WireCall
+
+    @tool(read_only=True)
+    def snap() -> ToolOutput:
+        """Take a picture."""
+        return ToolOutput(text="here it is", images=[ImageBlock(data=PNG_1x1, width=1, height=1)])
+
+    server, provider = openai_over_loopback
+    server.push(WireReply(tool_calls=[WireCall(name="snap", id="s1")]), WireReply(text="a red dot"))
+    runner = Runner(provider, "tiny", tools=ToolRegistry([snap]))
+    assert done(await drive(runner, "look")).text == "a red dot"
+    sent = server.posts()[1].json["messages"]
+    tool_msg, carrier = sent[-2], sent[-1]
+    assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == "s1"
+    assert "image" not in json.dumps(tool_msg["content"]).replace("image(s) follow", "")
+    assert carrier["role"] == "user"
+    assert carrier["content"][-1]["image_url"]["url"].startswith("data:image/png;base64,")
