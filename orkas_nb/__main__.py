@@ -106,7 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="run a scripted agent through a real tool loop")
     demo.add_argument("--workspace", type=Path, help="folder to work in (default: a temp folder)")
+    quick = sub.add_parser("quickstart", help="run the quickstart notebook headless (no key needed)")
+    quick.add_argument("--dir", type=Path, default=Path("orkas-quickstart"), help="folder to copy it to")
+    quick.add_argument("--open", action="store_true", help="open it in JupyterLab instead")
     args = parser.parse_args(argv)
+    if args.command == "quickstart":
+        from .notebook.quickstart import main as quickstart
+
+        return quickstart(args.dir, open_lab=args.open)
     if args.command == "demo":
         if args.workspace:
             args.workspace.mkdir(parents=True, exist_ok=True)

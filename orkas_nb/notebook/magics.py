@@ -133,6 +133,7 @@ class AgentMagics(Magics):
         self._no_args("new", args)
         name = self.state.new_session_name()
         self.state.use(name)
+        self.state.forget_providers()
         print(f"new session: {name} (the next %%agent cell starts it)")
 
     def _cmd_clear(self, args: list[str], rest: str) -> None:
@@ -143,6 +144,7 @@ class AgentMagics(Magics):
         session = self.state.open_session(name)
         count = len(session.messages)
         session.rewrite([])
+        self.state.forget_providers()
         print(f"cleared session {name} ({count} messages)")
 
     def _cmd_use(self, args: list[str], rest: str) -> None:

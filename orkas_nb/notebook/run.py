@@ -117,6 +117,7 @@ def _session_name(state: Any, opts: CellOptions) -> str:
         return opts.session
     if opts.new:
         state.use(state.new_session_name())
+        state.forget_providers()
     return state.current
 
 
@@ -157,8 +158,11 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
         tools += plugins.extra_tools(shell, services)
     try:
         session = state.open_session(name)
+        model_name = None
+        if isinstance(model, str):
+            model, model_name = state.provider(model)
         agent = Agent(
-            model, workspace=state.workspace, session=session, tools=tools,
+            model, model_name=model_name, workspace=state.workspace, session=session, tools=tools,
             default_tools=config.workspace_tools and not opts.no_tools, system_prompt=config.system_prompt,
             config=RunConfig(max_steps=config.max_steps, temperature=config.temperature),
             services=services,
@@ -167,7 +171,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
         raise NotebookError(str(exc)) from None
     before = {m.id for m in session.messages}
     provider = agent.provider
-    label = model_text if isinstance(model, str) else f"{getattr(provider, 'id', 'model')}"
+    label = model_text if not model_text.startswith("$") else f"{getattr(provider, 'id', 'model')}"
     replay = getattr(provider, "path", None) if type(provider).__name__ == "ReplayProvider" else None
     parent = shell.get_parent() if hasattr(shell, "get_parent") else {}
     cell_id = (parent or {}).get("metadata", {}).get("cellId")

@@ -55,6 +55,7 @@ class NotebookState:
         self.allowed_paths: list[str] = []  # added with %agent allow (config ones come first)
         self.active: ActiveRun | None = None
         self.last: ActiveRun | None = None
+        self._providers: dict[str, tuple[Any, str]] = {}
 
     # -- where ------------------------------------------------------------------------------
 
@@ -79,6 +80,23 @@ class NotebookState:
             if p not in seen:
                 seen.append(p)
         return seen
+
+    # -- models -----------------------------------------------------------------------------
+
+    def provider(self, model: str) -> tuple[Any, str]:
+        """The provider for a model string, resolved once per kernel: connections, key
+        cooldowns and a replayed cassette's position carry over from cell to cell."""
+        hit = self._providers.get(model)
+        if hit is None:
+            from ..agent.agent import resolve_provider
+
+            hit = resolve_provider(model)
+            self._providers[model] = hit
+        return hit
+
+    def forget_providers(self) -> None:
+        """A fresh conversation starts its models afresh (a cassette from its first call)."""
+        self._providers.clear()
 
     # -- sessions ---------------------------------------------------------------------------
 
