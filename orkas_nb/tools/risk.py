@@ -159,7 +159,7 @@ def _command(cmd: Command, ctx: Context, g: Grade) -> None:
         g.add("blocked", f"{prog} changes the machine itself; the agent never runs it", blocked=True)
     if prog in ("kill", "pkill", "killall"):
         _kill(cmd, ctx, g)
-    if prog in ESCALATION or (prog == "chmod" and any(re.search(r"(^|[ugo,]*\+)[^,]*s|^[2467]\d{3}$", a) for a in args)):
+    if prog in ESCALATION or (prog == "chmod" and _setuid(args)):
         g.add("privilege_escalation", f"{prog} can change privileges or ownership")
     if prog == "dd" and any(a.startswith("of=/dev/") for a in args):
         g.add("blocked", "dd onto a device would overwrite a disk", blocked=True)
@@ -169,6 +169,12 @@ def _command(cmd: Command, ctx: Context, g: Grade) -> None:
         _network(cmd, prog, args, ctx, g)
     if not ctx.isolated:
         _degraded(cmd, prog, ctx, g)
+
+
+def _setuid(args: list[str]) -> bool:
+    modes = [a for a in args if not a.startswith("-")][:1]
+    return any(re.fullmatch(r"[0-7]?[2-7][0-7]{3}", m) and m[-4] in "234567" or
+               re.search(r"[ugoa]*[+=][rwxXt]*s", m) for m in modes)
 
 
 def _kill(cmd: Command, ctx: Context, g: Grade) -> None:
@@ -263,7 +269,9 @@ def _host_of(arg: str) -> str | None:
     m = re.match(r"^(?:[\w.-]+@)?(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d+", arg)
     if m:
         return m.group(1).strip("[]")
-    if re.match(r"^(localhost|[\d.]+|\[?[0-9a-fA-F:]+\]?)$", arg) and ("." in arg or ":" in arg or arg == "localhost" or arg.isdigit()):
+    if arg.isdigit():
+        return arg if int(arg) > 65535 else None  # 2130706433 is an address; 80 is a port
+    if re.match(r"^(localhost|[\d.]+|\[?[0-9a-fA-F:]+\]?)$", arg) and ("." in arg or ":" in arg or arg == "localhost"):
         return arg.strip("[]")
     return None
 
