@@ -72,6 +72,11 @@ class RunWidget(DOMWidget):
     cost = Float(None, allow_none=True).tag(sync=True)
     stop_reason = Unicode("").tag(sync=True)
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        bundle["text/plain"] = f"orkas run ({self.status}): drawn by the orkas-nb JupyterLab extension"
+        return bundle
+
     def __init__(self, controls: Controls | None = None, *, flush_interval: float = 0.05,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -183,10 +188,11 @@ class LabRenderer:
 
     def __init__(self, controls: Controls | None = None, *,
                  transcript: TranscriptSource | None = None, cost: CostSource | None = None,
-                 interval_s: float = 0.05, show: bool = True) -> None:
+                 slot: Any = None, interval_s: float = 0.05, show: bool = True) -> None:
         self.widget = RunWidget(controls, flush_interval=interval_s)
         self.transcript = transcript
         self.cost = cost
+        self.slot = slot  # the cell's output slot (orkas_nb.notebook.output); None: own handle
         self.handle: Any = None
         self.result: RunResult | None = None
         self._show = show
@@ -199,7 +205,11 @@ class LabRenderer:
         w.started = time.time()
         w.status = "running"
         self._t0 = time.monotonic()
-        if self._show:
+        if not self._show:
+            return
+        if self.slot is not None:
+            self.slot.update(w._repr_mimebundle_())
+        else:
             from IPython.display import display
 
             self.handle = display(w, display_id=True)
@@ -239,8 +249,13 @@ class LabRenderer:
             w.resolve_approval(request_id, "deny", by="policy")
         w.status = {"error": "error", "cancelled": "cancelled"}.get(result.stop_reason, "done")
         bundle = self.transcript(result) if self.transcript is not None else None
-        if bundle is not None and self.handle is not None:
-            data, metadata = bundle
+        if bundle is None:
+            return
+        data, metadata = bundle
+        if self.slot is not None and self._show:
+            self.slot.final(data)
+            self.close()
+        elif self.handle is not None:
             self.handle.update(data, metadata=metadata, raw=True)
             self.close()
 

@@ -1,0 +1,181 @@
+"""Plugging the run view into ``%%agent`` (:mod:`orkas_nb.notebook.plugins`).
+
+The magic builds its renderer synchronously, but whether the front end draws the run view is
+known only after the handshake, which takes a round trip (and, with no extension, a timeout).
+So the factory returns a :class:`HandshakeRenderer`: it starts the probe as a task created in
+the cell's context (display messages from it still go to the running cell), buffers the first
+events, and once the answer is in builds either a :class:`~.run_view.LabRenderer` or the
+built-in widgets view and replays the buffer into it, losing nothing. Later runs in the same
+front-end connection use the cached answer and buffer nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Callable
+
+from ...core.events import RunEvent, RunResult
+from ..render import Renderer, RunInfo
+from .handshake import DEFAULT_TIMEOUT_S, cached_answer, probe_frontend
+from .run_view import LabRenderer
+
+log = logging.getLogger(__name__)
+
+
+def _fallback_factory(ctx: Any) -> Renderer:
+    """The built-in widgets view (issue 7) when registered, else the text view."""
+    from .. import plugins
+
+    for name in ("widgets", "text"):
+        entry = plugins._renderers.get(name)
+        if entry is not None:
+            return entry.factory(ctx)
+    raise LookupError("no fallback renderer is registered")
+
+
+class HandshakeRenderer:
+    """A renderer that becomes the run view or the built-in one; see the module docstring."""
+
+    def __init__(self, ctx: Any, fallback: Callable[[Any], Renderer] = _fallback_factory, *,
+                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        self.ctx = ctx
+        self.fallback = fallback
+        self.timeout = timeout
+        self.chosen: Renderer | None = None
+        self._buffer: list[tuple[str, Any]] = []
+        self._decided: asyncio.Future[Renderer] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def uses_run_view(self) -> bool:
+        return isinstance(self.chosen, LabRenderer)
+
+    def start(self, info: RunInfo) -> None:
+        self._buffer.append(("start", info))
+        known = cached_answer()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._choose(False)
+            return
+        self._decided = loop.create_future()
+        if known is not False:
+            self._choose(known is not None and "run" in known.views)
+        else:
+            self._task = loop.create_task(self._probe())
+
+    async def _probe(self) -> None:
+        try:
+            hello = await probe_frontend(self.timeout)
+        except Exception:  # noqa: BLE001 - a failed probe means the built-in view, never a lost run
+            log.exception("orkas_nb: front-end handshake failed")
+            hello = None
+        self._choose(hello is not None and "run" in hello.views)
+
+    def _choose(self, run_view: bool) -> None:
+        if self.chosen is not None:
+            return
+        ctx = self.ctx
+        if run_view:
+            self.chosen = LabRenderer(ctx.controls, transcript=ctx.transcript, slot=ctx.slot,
+                                      interval_s=max(0.05, float(getattr(ctx, "refresh_interval", 0.05))))
+        else:
+            self.chosen = self.fallback(ctx)
+        buffered, self._buffer = self._buffer, []
+        for kind, value in buffered:
+            getattr(self.chosen, kind)(value)
+        if self._decided is not None and not self._decided.done():
+            self._decided.set_result(self.chosen)
+
+    async def wait_chosen(self) -> Renderer:
+        if self.chosen is not None:
+            return self.chosen
+        if self._decided is None:
+            self._choose(False)
+            assert self.chosen is not None
+            return self.chosen
+        return await asyncio.shield(self._decided)
+
+    def render(self, event: RunEvent) -> None:
+        if self.chosen is None:
+            self._buffer.append(("render", event))
+        else:
+            self.chosen.render(event)
+
+    def finish(self, result: RunResult) -> None:
+        if self.chosen is None:
+            self._buffer.append(("finish", result))
+        else:
+            self.chosen.finish(result)
+
+
+class DeferredApprover:
+    """The interactive approver of a :class:`HandshakeRenderer`: asks through whichever view
+    was chosen (inline prompts in the run view, or the built-in buttons)."""
+
+    def __init__(self, ctx: Any, renderer: HandshakeRenderer) -> None:
+        self.ctx = ctx
+        self.renderer = renderer
+        self.inner: Any = None
+
+    async def _inner(self) -> Any:
+        if self.inner is None:
+            chosen = await self.renderer.wait_chosen()
+            if isinstance(chosen, LabRenderer):
+                from .approvals import LabApprover
+
+                self.inner = LabApprover(
+                    chosen, timeout_s=self.ctx.extra.get("approval_timeout_s", 300.0))
+            else:
+                from .. import plugins
+
+                self.inner = plugins.interactive_approver(self.ctx, chosen)
+        return self.inner
+
+    async def __call__(self, request: Any) -> Any:
+        inner = await self._inner()
+        if inner is None:
+            from ...tools.approval import Decision
+
+            return Decision.DENY  # no view can ask: fail closed
+        answer = inner(request)
+        if asyncio.iscoroutine(answer) or isinstance(answer, asyncio.Future):
+            answer = await answer
+        return answer
+
+    @property
+    def pending(self) -> list[str]:
+        return list(getattr(self.inner, "pending", []))
+
+    def answer(self, request_id: str, answer: Any) -> None:
+        if self.inner is None:
+            raise LookupError(f"no approval {request_id!r} is waiting")
+        self.inner.answer(request_id, answer)
+
+
+def _available(shell: Any) -> bool:
+    import importlib.util
+
+    return (shell is not None and getattr(shell, "kernel", None) is not None
+            and importlib.util.find_spec("ipywidgets") is not None)
+
+
+def _make_renderer(ctx: Any) -> Renderer:
+    return HandshakeRenderer(ctx)
+
+
+def _make_approver(ctx: Any, renderer: Any) -> Any:
+    return DeferredApprover(ctx, renderer) if isinstance(renderer, HandshakeRenderer) else None
+
+
+def register() -> None:
+    """Make the run view the default ``%%agent`` view in a kernel (``Agent.renderer = "lab"``);
+    front ends without the extension get the built-in widgets through the handshake."""
+    from ..plugins import register_approver, register_renderer
+
+    register_renderer("lab", _make_renderer, available=_available, priority=20)
+    register_approver("lab", _make_approver)
+
+
+__all__ = ["HandshakeRenderer", "DeferredApprover", "register"]

@@ -1,0 +1,76 @@
+"""Fixtures for the browser tests: one JupyterLab and one chromium per session, a page per test.
+
+A test that fails leaves a screenshot in ``test-output/browser/<test>.png`` and the page's
+console errors in the failure message. Without chromium/playwright the tests skip locally and
+fail under CI (``CI`` set), so a missing install step cannot pass unnoticed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from .lab import CHROMIUM, CHROMIUM_ARGS, LabServer, have_browser_stack, start_lab
+from .notebook import NotebookPage
+
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "browser"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    why = have_browser_stack()
+    if why is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests cannot run: {why}")
+        pytest.skip(why)
+    home = tmp_path_factory.mktemp("lab-home")
+    root = tmp_path_factory.mktemp("lab-root")
+    server = start_lab(root, home)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(lab: LabServer) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def nb(request: pytest.FixtureRequest, lab: LabServer, browser: Any) -> Iterator[NotebookPage]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    notebook = NotebookPage(page, lab)
+    try:
+        yield notebook
+    finally:
+        failed = getattr(request.node, "rep_call", None)
+        if failed is not None and failed.failed:
+            OUTPUT.mkdir(parents=True, exist_ok=True)
+            try:
+                page.screenshot(path=str(OUTPUT / f"{request.node.name}.png"), full_page=True)
+            except Exception:  # noqa: BLE001 - the screenshot is a courtesy
+                pass
+            if notebook.console_errors:
+                print("console errors:", *notebook.console_errors, sep="\n  ")
+        context.close()
+        lab.shutdown_kernels()

@@ -1,0 +1,130 @@
+"""The run view in a real JupyterLab and chromium: a `%%agent` cell against a scripted model."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from .cells import AGENT_CELL, ANSWER, APPROVAL_MODEL, SETUP, STOP_MODEL, STREAMING_MODEL
+from .conftest import OUTPUT
+from .notebook import CELLS, WIDGETS_NO_KERNEL, NotebookPage
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+NOTES = "- finish the report\n- book the room\n- send the draft to Ana\n"
+
+
+def _prepare(nb: NotebookPage, name: str, model_cell: str, agent_cell: str = AGENT_CELL,
+             *more: str) -> None:
+    (nb.lab.root / "notes.txt").write_text(NOTES)
+    nb.open(name, [SETUP, model_cell, agent_cell, *more])
+    for i in (0, 1):
+        nb.run_cell(i)
+        nb.wait_cell_done(i)
+
+
+def test_text_streams_tool_card_completes_and_transcript_survives_reopen(nb: NotebookPage) -> None:
+    name = "stream.ipynb"
+    _prepare(nb, name, STREAMING_MODEL)
+    nb.run_cell(2)
+    out = nb.output(2)
+    run = out.locator(".orkas-run:not(.orkas-transcript)")
+    run.wait_for()  # the handshake chose the run view (not the built-in widgets)
+    card = run.locator(".orkas-tool").first
+    card.wait_for()
+    card.locator("xpath=self::*[@data-status='ok']").wait_for()
+    assert card.get_attribute("data-tool") == "read_file"
+    assert card.locator(".orkas-tool-time").inner_text().strip()  # a duration is shown
+
+    # Text streams in while the run is still going: part of the answer, status still running.
+    partial = nb.page.wait_for_function(
+        """(el) => { const md = el.querySelectorAll('.orkas-md');
+             const t = md.length ? md[md.length - 1].textContent : '';
+             return el.dataset.status === 'running' && t.includes('Summary') && t.length < 300 ? t : null; }""",
+        arg=run.element_handle())
+    assert "Summary" in partial.json_value()
+
+    # Code in the answer is highlighted by JupyterLab's own rendermime (CodeMirror classes).
+    nb.page.wait_for_function(
+        "(el) => !!el.querySelector('.orkas-md pre code') || !!el.querySelector('.orkas-md pre span')",
+        arg=run.element_handle())
+
+    nb.wait_cell_done(2)
+    transcript = out.locator(".orkas-transcript")
+    transcript.wait_for()  # at the end the live view gives way to the static transcript
+    text = transcript.inner_text()
+    assert "three" in text and "any order this week" in text
+    assert transcript.locator(".orkas-tool[data-status='ok']").count() == 1
+    assert transcript.locator(".orkas-md pre").count() >= 1
+
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    shot = OUTPUT.parent / "run-finished.png"
+    nb.page.locator(CELLS).nth(2).screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+
+    nb.save()
+    saved = nb.saved(name)
+    mimes = [set(o.get("data", {})) for o in saved["cells"][2]["outputs"]]
+    assert any("application/vnd.orkas.transcript+json" in m for m in mimes), mimes
+    nb.assert_no_console_errors()
+
+    # Reopen with no kernel at all: the saved transcript renders from the file alone.
+    nb.lab.shutdown_kernels()
+    nb.page.goto(nb.lab.url("lab?reset"))
+    nb.page.wait_for_selector(".jp-LabShell", timeout=60_000)
+    nb.page.wait_for_function("() => !!window.jupyterapp && window.jupyterapp.started !== undefined")
+    nb.command("docmanager:open", {"path": name, "factory": "Notebook",
+                                   "kernelPreference": {"shouldStart": False, "canStart": False}})
+    again = nb.page.locator(CELLS).nth(2).locator(".orkas-transcript")
+    again.wait_for(timeout=60_000)
+    assert "any order this week" in again.inner_text()
+    assert again.locator(".orkas-tool[data-status='ok'] .orkas-tool-name").inner_text() == "read_file"
+    assert nb.lab.api("kernels") == []
+    nb.assert_no_console_errors(allow=WIDGETS_NO_KERNEL)
+
+
+def test_approval_click_reaches_the_kernel_mid_run(nb: NotebookPage) -> None:
+    _prepare(nb, "approve.ipynb", APPROVAL_MODEL, "%%agent -m $model\nCompute the answer.",
+             "print(answer + 1)")
+    nb.run_cell(2)
+    run = nb.output(2).locator(".orkas-run:not(.orkas-transcript)")
+    prompt = run.locator(".orkas-approval")
+    prompt.wait_for()
+    assert run.get_attribute("data-status") == "waiting"
+    assert "answer = 6 * 7" in prompt.locator(".orkas-approval-detail").inner_text()
+    button = prompt.locator(".orkas-approve-once")
+    button.focus()
+    nb.page.keyboard.press("Enter")  # keyboard reaches the control, like a click
+    prompt.locator("xpath=self::*[@data-answer='once']").wait_for()
+    run.locator(".orkas-tool[data-tool='run_python'][data-status='ok']").wait_for()
+    nb.wait_cell_done(2)
+    transcript = nb.output(2).locator(".orkas-transcript")
+    transcript.wait_for()
+    assert "42" in transcript.locator(".orkas-md").last.inner_text()
+    # The approved code ran in the user's namespace.
+    nb.run_cell(3)
+    nb.wait_cell_done(3)
+    assert nb.output(3).inner_text().strip() == "43"
+    nb.assert_no_console_errors()
+
+
+def test_stop_ends_the_run(nb: NotebookPage) -> None:
+    _prepare(nb, "stop.ipynb", STOP_MODEL, "%%agent -m $model\nCount.")
+    nb.run_cell(2)
+    run = nb.output(2).locator(".orkas-run:not(.orkas-transcript)")
+    nb.page.wait_for_function(
+        "(el) => (el.querySelector('.orkas-md') || {}).textContent?.includes('counting 0 1 2')",
+        arg=run.wait_for() or run.element_handle())
+    clicked = time.monotonic()
+    run.locator(".orkas-stop").click()
+    nb.wait_cell_done(2, timeout=30_000)
+    took = time.monotonic() - clicked
+    transcript = nb.output(2).locator(".orkas-transcript")
+    transcript.wait_for()
+    assert transcript.get_attribute("data-status") == "cancelled"
+    assert "1999" not in transcript.inner_text()  # it did not run to the end
+    assert took < 5.0, f"Stop took {took:.1f} s"  # the bound a user feels is ~1 s; margin for CI
+    nb.assert_no_console_errors()
