@@ -26,7 +26,8 @@ from .settings import Toolbox
 
 SANDBOX_NOTE = (
     "[note: the command ran in the sandbox: only the workspace{allowed} is writable; the home "
-    "folder, credential folders, .orkas and /tmp of the machine are hidden{net}]"
+    "folder, credential folders, .orkas and /tmp of the machine are hidden, and secret files "
+    "(.env, keys) are unreadable until the user consents{net}]"
 )
 
 

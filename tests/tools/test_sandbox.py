@@ -1,0 +1,85 @@
+"""What a command sees inside bubblewrap (SPEC §8 facts), and the environment builder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from orkas_nb.core.errors import ToolError
+from orkas_nb.tools.approval import Decision
+from orkas_nb.tools.sandbox import build_env, check_env_name
+
+from .conftest import CANARIES, HAS_BWRAP, Recorder
+
+isolated_only = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap unavailable")
+
+
+@isolated_only
+async def test_inside_the_sandbox(world, make_caller) -> None:
+    call = make_caller("isolated", approver=lambda r: Decision.ONCE)
+    ok, text, _ = await call("bash", command=(
+        "echo made > made.txt; "
+        "ls -A .orkas | wc -l; "
+        f"test -e {world.outside}/canary.txt && echo OUTSIDE-VISIBLE; "
+        "(cat /etc/shadow 2>/dev/null | grep -c :) ; "
+        "touch /usr/local/x 2>/dev/null || echo system-read-only; "
+        "echo hook >> .git/hooks/pre-commit 2>/dev/null || echo hooks-read-only; "
+        "cat /proc/1/cmdline | tr '\\0' ' ' | cut -c1-5"))
+    lines = text.splitlines()
+    assert ok, text
+    assert (world.ws / "made.txt").read_text() == "made\n"  # the workspace is writable
+    assert lines[0] == "0"  # .orkas is an empty mount inside
+    assert "OUTSIDE-VISIBLE" not in text
+    assert lines[1] == "0"  # /etc/shadow is masked (unreadable)
+    assert "system-read-only" in text and "hooks-read-only" in text
+    assert lines[-2].startswith("bwrap")  # its own PID namespace: the kernel is not visible
+    assert not (world.ws / ".git" / "hooks" / "pre-commit").exists()
+
+
+@isolated_only
+async def test_secret_files_masked_until_consent(world, make_caller) -> None:
+    recorder = Recorder(answer=Decision.DENY)
+    call = make_caller("isolated", approver=recorder)
+    # python builds the name at run time: the grader cannot see it, the mask does.
+    code = "python3 -c \"print(repr(open('.e'+'nv').read()))\""
+    ok, text, _ = await call("bash", command=code)
+    assert not ok and "Permission denied" in text and CANARIES["env"] not in text
+    assert "secret files" in text  # the sandbox note says why
+    assert recorder.asked == []
+    recorder.answer = Decision.ONCE
+    ok, text, _ = await call("bash", command="cat .env")
+    assert ok and CANARIES["env"] in text and recorder.asked[-1].category == "sensitive_path"
+
+
+@isolated_only
+async def test_network_only_when_allowed(world, make_caller) -> None:
+    url = f"http://127.0.0.1:{world.server.port}/"
+    cmd = f"python3 -c \"import urllib.request as u; print(u.urlopen('{url}', timeout=3).read())\""
+    ok, text, _ = await make_caller("isolated")("bash", command=cmd)
+    assert not ok and "there is no network" in text and world.server.hits == []
+    recorder = Recorder(answer=Decision.DENY)
+    ok, text, _ = await make_caller("isolated", network=True, approver=recorder)(
+        "bash", command=f"curl -s {url}")
+    assert not ok and "network_local" in text and world.server.hits == []
+    ok, text, _ = await make_caller("isolated", network=True)("bash", command=cmd)
+    # With network on, a loopback service is reachable by code the grader cannot read; this is
+    # why network stays off by default (documented in the README text).
+    assert ok and CANARIES["jupyter"] in text
+
+
+def test_build_env_allow_list(monkeypatch) -> None:
+    base = {"PATH": "/usr/bin", "LANG": "C.UTF-8", "LC_ALL": "C", "OPENAI_API_KEY": "sk",
+            "AWS_SECRET_ACCESS_KEY": "x", "GITHUB_TOKEN": "t", "JPY_SESSION_NAME": "nb",
+            "RANDOM_THING": "r", "PYENV_VERSION": "3.11"}
+    env = build_env(base, Path("/home/u"), extra_names=["RANDOM_THING", "GITHUB_TOKEN"],
+                    values={"MODE": "x"}, per_call={"RUN": "1"})
+    assert env["PATH"] == "/usr/bin" and env["LC_ALL"] == "C" and env["RANDOM_THING"] == "r"
+    assert env["HOME"] == "/home/u" and env["MODE"] == "x" and env["RUN"] == "1"
+    for secret in ("OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "JPY_SESSION_NAME"):
+        assert secret not in env  # even when allowed by name
+    for bad in ("LD_PRELOAD", "BASH_ENV", "GIT_SSH_COMMAND", "1X", "A-B", "PS4"):
+        with pytest.raises(ToolError):
+            check_env_name(bad)
+    assert "OPENAI_API_KEY" not in build_env(os.environ, Path("/h"))
