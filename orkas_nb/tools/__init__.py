@@ -9,15 +9,16 @@ host's approver (:mod:`orkas_nb.tools.approval`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .approval import ApproverLike
     from .sandbox import IsolationStatus
     from .settings import ToolSettings
 
-__all__ = ["default_tools", "isolation_status", "ToolSettings", "Decision", "ApprovalRequest"]
+__all__ = ["ApprovalRequest", "Decision", "ToolSettings", "default_tools", "isolation_status"]
 
 
 def default_tools(
@@ -25,8 +26,8 @@ def default_tools(
     services: dict[str, Any] | None = None,
     *,
     allowed_paths: Iterable[str | Path] = (),
-    approver: "ApproverLike | None" = None,
-    settings: "ToolSettings | dict[str, Any] | None" = None,
+    approver: ApproverLike | None = None,
+    settings: ToolSettings | dict[str, Any] | None = None,
 ) -> list[Any]:
     """The tools every agent gets in a workspace.
 
@@ -54,7 +55,7 @@ def default_tools(
             *make_web_tools(box)]
 
 
-def isolation_status(setting: str = "auto") -> "IsolationStatus":
+def isolation_status(setting: str = "auto") -> IsolationStatus:
     """Whether bash runs isolated on this machine, and if not why (for ``%agent config``)."""
     from .sandbox import isolation_status as status
 

@@ -19,8 +19,9 @@ import inspect
 import logging
 import threading
 import weakref
+from collections.abc import Awaitable, Callable
 from enum import Enum
-from typing import Any, Awaitable, Callable, Literal, Protocol, Union, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -55,7 +56,7 @@ class ApprovalRequest(BaseModel):
 class Approver(Protocol):
     """Answers approval requests; may be sync or async (a notebook awaits a button)."""
 
-    def __call__(self, request: ApprovalRequest) -> Union[Decision, Awaitable[Decision]]: ...
+    def __call__(self, request: ApprovalRequest) -> Decision | Awaitable[Decision]: ...
 
 
 ApproverLike = Callable[[ApprovalRequest], Any]
@@ -70,7 +71,7 @@ class ApprovalGate:
 
     def __init__(self, approver: ApproverLike | None = None) -> None:
         self.approver = approver
-        self._grants: "weakref.WeakKeyDictionary[Any, set[str]]" = weakref.WeakKeyDictionary()
+        self._grants: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
     def granted(self, run: Any, scope_key: str) -> bool:

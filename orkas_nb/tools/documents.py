@@ -9,8 +9,8 @@ well-kept and pure Python (pypdf, python-docx, openpyxl, python-pptx) and load l
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..core.errors import ToolError
 

@@ -12,7 +12,6 @@ import asyncio
 import hashlib
 import stat as stat_mod
 import time
-from pathlib import Path
 
 from ..core.errors import ToolError
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput

@@ -7,7 +7,6 @@ identity is checked by start time before any signal, so a recycled PID is never 
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess

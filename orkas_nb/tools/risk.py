@@ -18,13 +18,14 @@ import ipaddress
 import os
 import re
 import socket
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from .paths import PathPolicy, fold, is_secret_name
-from .shell_parse import SHELLS, Command, Script, parse
+from .shell_commands import SHELLS, Command
+from .shell_parse import parse
 
 BLOCKED_PROGRAMS = frozenset({
     "shutdown", "reboot", "halt", "poweroff", "mkfs", "mkswap", "fdisk", "sfdisk", "parted",
@@ -70,7 +71,7 @@ SENSITIVE = re.compile(
     r"(^|[/~\s'\"=:])\.(ssh|aws|gnupg|kube|docker/config|password-store|netrc|git-credentials|"
     r"config/gcloud|azure|pgpass|orkas)(\b|/|$)|id_(rsa|dsa|ecdsa|ed25519)\b|/etc/(g?shadow|sudoers)"
     r"|jupyter/runtime|kernel-[\w-]+\.json|/proc/[^/\s]+/(environ|mem|maps)|\bHISTFILE\b",
-    re.I,
+    re.IGNORECASE,
 )
 
 
@@ -237,9 +238,6 @@ def _network(cmd: Command, prog: str, args: list[str], ctx: Context, g: Grade) -
     if prog == "eval" and any(a.dynamic for a in cmd.args):
         g.add("obfuscated_code", "eval runs code computed at run time")
     if prog not in NET_CLIENTS and not (prog == "git" and args[:1] in (["push"], ["send-email"])):
-        if prog in INTERPRETERS and any(a.dynamic for a in cmd.args):
-            for u in cmd.args:
-                pass
         return
     for a in args:
         host = _host_of(a)
@@ -361,8 +359,6 @@ def _degraded(cmd: Command, prog: str, ctx: Context, g: Grade) -> None:
         return
     if prog in NO_FILES:
         return
-    if prog == "tar" or (prog == "find" and {"-fprint", "-fprintf", "-fls"} & set(cmd.static_args())):
-        pass
     for a in cmd.args:
         if a.value is None:
             g.add("outside_workspace", f"an argument of {prog} is computed at run time, so the files "
@@ -378,12 +374,8 @@ def _degraded(cmd: Command, prog: str, ctx: Context, g: Grade) -> None:
         _outside(v, ctx, g, f"{prog}")
 
 
-def _first_operand(cmd: Command):
+def _first_operand(cmd: Command) -> object:
     for a in cmd.args:
         if a.value is not None and not a.value.startswith("-"):
             return a
     return None
-
-
-def category_summary(g: Grade) -> str:
-    return ", ".join(g.categories)

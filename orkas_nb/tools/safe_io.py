@@ -14,8 +14,8 @@ import errno
 import os
 import stat
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from ..core.errors import ToolError
 from .paths import PathRefused

@@ -18,12 +18,19 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Mapping
 
-from .paths import CREDENTIAL_DIRS, PROTECTED_GIT, PROTECTED_NAMES, STATE_DIR, PathPolicy, is_secret_name
+from .paths import (
+    CREDENTIAL_DIRS,
+    PROTECTED_GIT,
+    PROTECTED_NAMES,
+    STATE_DIR,
+    PathPolicy,
+    is_secret_name,
+)
 
 SYSTEM_RO = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
              "/nix", "/snap")
@@ -36,7 +43,7 @@ BASE_ENV = ("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL"
             "CARGO_HOME", "RUSTUP_HOME", "GOPATH", "GOROOT", "NVM_DIR", "PYTHONPATH")
 SECRET_ENV = re.compile(
     r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^AWS_|^AZURE_|^GOOGLE_|"
-    r"^GCP_|^OPENAI|^ANTHROPIC|^HF_|^JPY_|^JUPYTER|^GH_|^GITHUB_|^SSH_|^GPG_|^ORKAS_", re.I)
+    r"^GCP_|^OPENAI|^ANTHROPIC|^HF_|^JPY_|^JUPYTER|^GH_|^GITHUB_|^SSH_|^GPG_|^ORKAS_", re.IGNORECASE)
 FORBIDDEN_ENV = re.compile(r"^(LD_|DYLD_|BASH_ENV$|ENV$|BASH_FUNC_|PROMPT_COMMAND$|SHELLOPTS$|"
                            r"BASHOPTS$|PS4$|IFS$|GIT_|PYTHONSTARTUP$|PERL5OPT$|NODE_OPTIONS$)")
 SECRET_SCAN_LIMIT = 20_000

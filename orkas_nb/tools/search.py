@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from ..core.errors import ToolError
 from ..harness.tools import FunctionTool

@@ -76,7 +76,7 @@ class Toolbox:
         settings: ToolSettings | None = None,
         approver: ApproverLike | None = None,
         services: dict[str, Any] | None = None,
-    ) -> "Toolbox":
+    ) -> Toolbox:
         settings = settings or ToolSettings()
         policy = PathPolicy(workspace, settings.allowed_paths)
         return cls(

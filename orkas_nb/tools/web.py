@@ -14,7 +14,8 @@ import asyncio
 import ipaddress
 import socket
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from ..core.errors import ToolError

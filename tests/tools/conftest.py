@@ -42,7 +42,7 @@ class CanaryServer:
         hits = self.hits = []  # type: list[str]
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            def do_GET(self) -> None:
                 hits.append(self.path)
                 body = CANARIES["jupyter"].encode()
                 self.send_response(200)

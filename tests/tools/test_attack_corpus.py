@@ -23,7 +23,7 @@ EXPLAINED = re.compile(
     r"outside the workspace|refused|Denied|Blocked|sandbox|consent|hard link|secret|credential|"
     r"not allowed|changed while|does not exist|not an http|loopback|link-local|private network|"
     r"state folder|git configuration|start-up file|NUL character|not a regular file|is a folder",
-    re.I,
+    re.IGNORECASE,
 )
 
 
@@ -39,7 +39,7 @@ class Case:
 
 def corpus(port: int) -> list[Case]:
     url = f"http://127.0.0.1:{port}"
-    b = lambda id, cmd, **kw: Case(id, "bash", {"command": cmd.replace("{port}", str(port))}, **kw)  # noqa: E731
+    b = lambda id, cmd, **kw: Case(id, "bash", {"command": cmd.replace("{port}", str(port))}, **kw)
     return [
         # -- file tools: path escapes of every kind -------------------------------------------
         Case("read-dotdot", "read_file", {"path": "../outside/canary.txt"}),

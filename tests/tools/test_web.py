@@ -27,7 +27,7 @@ PAGES: dict[str, tuple[int, str, bytes, dict[str, str]]] = {
 @pytest.fixture
 def site():
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             if self.path == "/slow":
                 time.sleep(3)
             status, ctype, body, headers = PAGES.get(self.path, PAGES["/missing"])
