@@ -9,11 +9,13 @@ second kernel on the same notebook gets a clear error instead of interleaved lin
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # asyncio costs ~70 ms to import in a terminal IPython; keep loading light
+    import asyncio
 
 from .config import Agent as AgentConfig
 

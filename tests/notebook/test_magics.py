@@ -108,8 +108,9 @@ def test_a_failed_run_and_a_missing_model_are_one_line_errors(kernel: Kernel) ->
 def test_kernel_interrupt_ends_a_run_within_a_second(kernel: Kernel, ws: Path) -> None:
     kernel.run('m = ScriptedModel([reply("Waiting.", call("slow", seconds=60)), reply("after")])')
     cell = kernel.send("%%agent -m $m -s interrupted\nwait for it")
-    kernel.pump(lambda: any("→ slow" in d.get("text/plain", "") for d in kernel.shown(cell)),
-                30, "the tool to start")
+    kernel.pump(lambda: any("→ slow" in d.get("text/plain", "") for d in kernel.shown(cell))
+                or cell.done, 30, "the tool to start")
+    assert not cell.done, cell.outputs
     import time
 
     t0 = time.monotonic()
