@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -157,35 +158,69 @@ def _toolchain_dirs(env: Mapping[str, str], home: Path) -> list[Path]:
     return wanted
 
 
+@dataclass
+class _DirScan:
+    mtime_ns: int
+    subdirs: list[str]
+    secrets: list[Path]
+    linked: list[Path]
+
+
+_scan_cache: dict[Path, _DirScan] = {}
+
+
 def scan_masked(root: Path) -> tuple[list[Path], list[Path]]:
     """(secret files, hard-linked files) under ``root``, to mask inside the sandbox.
 
     Secrets stay masked until the user consents. A file with several hard links may be another
     name for a file outside the workspace (the bind of the workspace would expose that inode),
-    so it is masked always. The scan skips the same folders as search and is bounded.
+    so it is masked always. The scan skips the same folders as search and is bounded. A folder
+    whose modification time has not changed is not listed again: a new name in it (a new file,
+    a new hard link) changes that time, so the cache cannot hide one.
     """
     from .search import IGNORED_DIRS
 
     secrets: list[Path] = []
     linked: list[Path] = []
+    pending = [root]
     seen = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]
-        for name in filenames:
-            seen += 1
-            p = Path(dirpath) / name
-            if is_secret_name(name):
-                secrets.append(p)
-                continue
-            try:
-                st = os.lstat(p)
-            except OSError:
-                continue
-            if st.st_nlink > 1 and not os.path.islink(p):
-                linked.append(p)
-        if seen > SECRET_SCAN_LIMIT:
-            break
+    while pending and seen <= SECRET_SCAN_LIMIT:
+        folder = pending.pop()
+        try:
+            mtime = os.stat(folder, follow_symlinks=False).st_mtime_ns
+        except OSError:
+            continue
+        cached = _scan_cache.get(folder)
+        # A folder changed in the last two seconds is listed again: some disks keep coarse times.
+        if cached is None or cached.mtime_ns != mtime or time.time_ns() - mtime < 2_000_000_000:
+            cached = _scan_folder(folder, mtime, IGNORED_DIRS)
+            _scan_cache[folder] = cached
+        seen += len(cached.subdirs) + len(cached.secrets) + len(cached.linked) + 1
+        secrets += cached.secrets
+        linked += cached.linked
+        pending.extend(folder / d for d in cached.subdirs)
     return secrets, linked
+
+
+def _scan_folder(folder: Path, mtime: int, ignored: frozenset[str]) -> _DirScan:
+    scan = _DirScan(mtime, [], [], [])
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return scan
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in ignored:
+                    scan.subdirs.append(entry.name)
+            elif entry.is_file(follow_symlinks=False):
+                if is_secret_name(entry.name):
+                    scan.secrets.append(Path(entry.path))
+                elif entry.stat(follow_symlinks=False).st_nlink > 1:
+                    scan.linked.append(Path(entry.path))
+        except OSError:
+            continue
+    return scan
 
 
 def bwrap_argv(

@@ -83,3 +83,26 @@ def test_build_env_allow_list(monkeypatch) -> None:
         with pytest.raises(ToolError):
             check_env_name(bad)
     assert "OPENAI_API_KEY" not in build_env(os.environ, Path("/h"))
+
+
+def test_mask_scan_cache_sees_new_links_and_secrets(tmp_path: Path) -> None:
+    import time
+
+    from orkas_nb.tools.sandbox import scan_masked
+
+    ws = tmp_path / "ws"
+    sub = ws / "sub"
+    sub.mkdir(parents=True)
+    (sub / "a.txt").write_text("a")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("o")
+    old = time.time_ns() - 10_000_000_000  # older than the two-second rescan window
+    os.utime(sub, ns=(old, old))
+    os.utime(ws, ns=(old, old))
+    assert scan_masked(ws) == ([], [])
+    os.link(outside, sub / "b.txt")
+    os.utime(sub, ns=(old + 1, old + 1))  # a new name changes the folder's time: rescanned
+    assert scan_masked(ws) == ([], [sub / "b.txt"])
+    (sub / ".env").write_text("K=v")
+    os.utime(sub, ns=(old + 2, old + 2))
+    assert scan_masked(ws) == ([sub / ".env"], [sub / "b.txt"])
