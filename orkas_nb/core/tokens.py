@@ -144,7 +144,7 @@ def _features(text: str) -> dict[str, int]:
     spaces = cls.translate(_SPACES)
     f = {
         "word": letters.count(b".a") + letters.startswith(b"a"),
-        "letter": cls.count(b"l") + cls.count(b"u"),
+        "letter": letters.count(b"a"),  # ASCII letters; accented ones are taken off below
         "upper": cls.count(b"u"),
         "camel": cls.count(b"lu"),
         "digit": cls.count(b"d"),
@@ -161,8 +161,10 @@ def _features(text: str) -> dict[str, int]:
     # code or prose with a few accents, one byte per character for CJK.
     wide = raw.translate(_CLASS_TABLE, _ASCII_AND_CONTINUATION)
     cjk_punct = raw.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
+    latin_ext = wide.count(b"L")
+    f["letter"] -= latin_ext
     f.update(
-        latin_ext=wide.count(b"L"), han=wide.count(b"H"), cjk_punct=cjk_punct,
+        latin_ext=latin_ext, han=wide.count(b"H"), cjk_punct=cjk_punct,
         kana=wide.count(b"k") - cjk_punct, hangul=wide.count(b"K"),
         fullwidth=wide.count(b"f"), cyrillic=wide.count(b"y"), greek=wide.count(b"g"),
         rtl=wide.count(b"r"), indic=wide.count(b"i"), symbol=wide.count(b"q"),
