@@ -44,7 +44,15 @@ def default_tools(
     if settings is None:
         conf = ToolSettings()
     elif isinstance(settings, dict):
-        conf = ToolSettings.model_validate(settings)
+        from pydantic import ValidationError
+
+        from ..core.errors import ConfigError
+
+        try:
+            conf = ToolSettings.model_validate(settings)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise ConfigError(f"invalid tool settings: {problems}") from None
     else:
         conf = settings
     extra = [str(p) for p in allowed_paths]

@@ -112,6 +112,12 @@ class ApprovalGate:
         )
 
 
+def to_decision(answer: Any) -> Decision:
+    """An approver's answer as a Decision: a Decision, its value ("once"/"run"/"deny") or True;
+    anything else is a refusal (fail closed)."""
+    return _coerce(answer)
+
+
 def _coerce(answer: Any) -> Decision:
     if isinstance(answer, Decision):
         return answer

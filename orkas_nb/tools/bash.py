@@ -240,8 +240,18 @@ def make_bash_tools(box: Toolbox) -> list[FunctionTool]:
         info = executor.jobs.load(job_id)
         return f"job {job_id}: {executor.jobs.stop(info)}"
 
+    if executor.status.isolated:
+        where_runs = ("Commands run in a sandbox: the workspace is writable, the system is "
+                      "read-only, home and credential folders are hidden"
+                      + ("" if s.network else ", and there is no network") + ".")
+    else:
+        where_runs = ("Commands run without OS isolation: anything that reaches outside the "
+                      "workspace or runs unreadable code needs the user's approval.")
+    summary = ("Run a bash command in the workspace and return its output and exit code. "
+               f"{where_runs} Risky commands (deletes, privilege, secrets, uploads) need the "
+               "user's approval; use background=true for servers and long jobs.")
     return [
-        FunctionTool(bash),
+        FunctionTool(bash, description=summary),
         FunctionTool(bash_poll, read_only=True),
         FunctionTool(bash_stop),
     ]
