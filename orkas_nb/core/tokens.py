@@ -7,8 +7,9 @@ scripts whose text is not ASCII (Han, kana, Hangul, Cyrillic, Arabic, Indic, emo
 
 Speed: the text is encoded to UTF-8 once and mapped to one class byte per code point with
 ``bytes.translate`` (continuation bytes deleted), so every count afterwards is a C-level
-``bytes.count``; pure-ASCII text takes a shorter path that skips the non-ASCII classes. This
-runs well above 20 MB/s on one core (``tests/benchmarks/bench_tokens.py``).
+``bytes.count``; pure-ASCII text takes a shorter path that skips the non-ASCII classes. On
+one quiet core this runs at roughly 40-120 MB/s depending on the script
+(``tests/benchmarks/bench_tokens.py``).
 
 The weights below were fitted against o200k_base on the corpus in ``tests/data/tokens``
 (``python tests/core/calibrate_tokens.py --fit`` re-derives them); the per-class error table
@@ -42,44 +43,34 @@ __all__ = [
 # -- character classes ------------------------------------------------------------------------
 # One class byte per code point: ASCII bytes map to their class, UTF-8 lead bytes map to the
 # class of the script block they open, continuation bytes are deleted.
-_CLASS = bytearray(b"p" * 256)
-for _b in range(256):
-    _ch = chr(_b)
-    if 0x61 <= _b <= 0x7A:
-        _CLASS[_b] = ord("l")
-    elif 0x41 <= _b <= 0x5A:
-        _CLASS[_b] = ord("u")
-    elif 0x30 <= _b <= 0x39:
-        _CLASS[_b] = ord("d")
-    elif _b in (0x0A, 0x0D):
-        _CLASS[_b] = ord("n")
-    elif _b in (0x20, 0x09, 0x0B, 0x0C):
-        _CLASS[_b] = ord("s")
-    elif 0xC2 <= _b <= 0xCD:
-        _CLASS[_b] = ord("L")  # Latin-1 supplement, Latin extended, IPA, combining marks
-    elif _b in (0xCE, 0xCF):
-        _CLASS[_b] = ord("g")  # Greek
-    elif 0xD0 <= _b <= 0xD4:
-        _CLASS[_b] = ord("y")  # Cyrillic
-    elif 0xD5 <= _b <= 0xDF:
-        _CLASS[_b] = ord("r")  # Armenian, Hebrew, Arabic, Syriac, Thaana
-    elif _b in (0xE0, 0xE1):
-        _CLASS[_b] = ord("i")  # Indic, Thai, Georgian, Ethiopic, Khmer, Vietnamese extras
-    elif _b == 0xE2:
-        _CLASS[_b] = ord("q")  # general punctuation, arrows, maths, box drawing
-    elif _b == 0xE3:
-        _CLASS[_b] = ord("k")  # CJK punctuation, hiragana, katakana
-    elif 0xE4 <= _b <= 0xE9:
-        _CLASS[_b] = ord("H")  # Han (U+4000-U+9FFF)
-    elif 0xEA <= _b <= 0xED:
-        _CLASS[_b] = ord("K")  # Hangul syllables (and Yi)
-    elif _b == 0xEF:
-        _CLASS[_b] = ord("f")  # full-width forms, CJK compatibility
-    elif 0xF0 <= _b <= 0xF4:
-        _CLASS[_b] = ord("e")  # emoji and supplementary planes
-    elif 0xEE == _b or _b >= 0xF5 or _b in (0xC0, 0xC1):
-        _CLASS[_b] = ord("q")
-_CLASS_TABLE = bytes(_CLASS)
+_LEAD_CLASSES = [  # (first byte, last byte, class)
+    (0x61, 0x7A, "l"), (0x41, 0x5A, "u"), (0x30, 0x39, "d"),
+    (0x0A, 0x0A, "n"), (0x0D, 0x0D, "n"), (0x09, 0x09, "s"), (0x0B, 0x0C, "s"), (0x20, 0x20, "s"),
+    (0xC0, 0xC1, "q"),  # never valid UTF-8
+    (0xC2, 0xCD, "L"),  # Latin-1 supplement, Latin extended, IPA, combining marks
+    (0xCE, 0xCF, "g"),  # Greek
+    (0xD0, 0xD4, "y"),  # Cyrillic
+    (0xD5, 0xDF, "r"),  # Armenian, Hebrew, Arabic, Syriac, Thaana
+    (0xE0, 0xE1, "i"),  # Indic, Thai, Georgian, Ethiopic, Khmer, Vietnamese extras
+    (0xE2, 0xE2, "q"),  # general punctuation, arrows, maths, box drawing
+    (0xE3, 0xE3, "k"),  # CJK punctuation, hiragana, katakana
+    (0xE4, 0xE9, "H"),  # Han (U+4000-U+9FFF)
+    (0xEA, 0xED, "K"),  # Hangul syllables (and Yi)
+    (0xEE, 0xEE, "q"),  # private use
+    (0xEF, 0xEF, "f"),  # full-width forms, CJK compatibility
+    (0xF0, 0xF4, "e"),  # emoji and the supplementary planes
+    (0xF5, 0xFF, "q"),  # never valid UTF-8
+]
+
+
+def _class_table() -> bytes:
+    table = bytearray(b"p" * 256)  # the rest of ASCII: punctuation, symbols, controls
+    for first, last, klass in _LEAD_CLASSES:
+        table[first : last + 1] = klass.encode() * (last - first + 1)
+    return bytes(table)
+
+
+_CLASS_TABLE = _class_table()
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _ASCII_AND_CONTINUATION = bytes(range(0xC0))
 

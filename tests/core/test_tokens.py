@@ -163,3 +163,16 @@ def test_request_estimate_includes_system_and_tools() -> None:
     bare = estimate_request("", messages)
     assert estimate_request("You are a careful agent.", messages) > bare
     assert estimate_request("", messages, [spec]) > bare + estimate_text("grep_files")
+
+
+@pytest.mark.parametrize("char,klass", [
+    ("中", "han"), ("あ", "kana"), ("カ", "kana"), ("。", "cjk_punct"), ("한", "hangul"),
+    ("，", "fullwidth"), ("я", "cyrillic"), ("α", "greek"), ("ש", "rtl"), ("ع", "rtl"),
+    ("अ", "indic"), ("ก", "indic"), ("—", "symbol"), ("→", "symbol"), ("😀", "emoji"),
+    ("é", "latin_ext"), ("ß", "latin_ext"),
+])
+def test_each_script_lands_in_its_class(char: str, klass: str) -> None:
+    f = tokens._features("ab " + char * 3)
+    assert f[klass] == 3
+    others = {k: v for k, v in f.items() if k in tokens._NO_NON_ASCII and k != klass}
+    assert all(v == 0 for v in others.values()), others
