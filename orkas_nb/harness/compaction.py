@@ -1,9 +1,11 @@
 """Compaction: keep a long run inside the model's context window (SPEC §5).
 
-:class:`Compactor` is the runner's :class:`~orkas_nb.harness.runner.ContextPolicy`. After each
-tool batch it estimates the next request — anchored on the provider's last real input count
-plus an estimate of what was added since — and, past the threshold (80% of the window by
-default), replaces the older part of the history with a summary written by the model:
+:class:`Compactor` is the runner's :class:`~orkas_nb.harness.runner.ContextPolicy`. At the start
+of a turn and after each tool batch it estimates the next request — anchored on the provider's
+last real input count plus an estimate of what was added since, scaled by the ratio of real to
+estimated tokens it has seen (the window is counted in the provider's own tokens) — and, past
+the threshold (80% of the window by default), replaces the older part of the history with a
+summary written by the model:
 
     [head ............................][tail .......]   →   [summary][tail .......]
 
