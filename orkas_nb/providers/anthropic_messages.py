@@ -236,6 +236,8 @@ class AnthropicProvider(HttpProvider):
         produced = False
         try:
             async for name, data in iter_sse(response):
+                if finished:  # read on to the end of the body so the connection can be reused
+                    continue
                 try:
                     ev = json.loads(data)
                 except ValueError:
@@ -278,7 +280,6 @@ class AnthropicProvider(HttpProvider):
                     usage.update({k: v for k, v in (ev.get("usage") or {}).items() if v is not None})
                 elif kind == "message_stop":
                     finished = True
-                    break
                 elif kind == "error":
                     raise error_from_stream(ev, self.id)
                 elif kind is None:

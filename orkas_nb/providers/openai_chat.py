@@ -163,6 +163,8 @@ class OpenAIChatProvider(HttpProvider):
         self._tools_json = ""
         self._system_text: str | None = None
         self._system_json = ""
+        self._prev_messages: list[Message] = []
+        self._prev_joined = ""
 
     def capabilities(self, model: str) -> ProviderCapabilities:
         return ProviderCapabilities(
@@ -211,15 +213,40 @@ class OpenAIChatProvider(HttpProvider):
             parts.append(',"tools":')
             parts.append(self._tools(request.tools))
         parts.append(',"messages":[')
-        messages = [encode_message(m) for m in request.messages]
+        messages: list[str] = []
         if request.system:
-            messages.insert(0, self._system(request.system))
+            messages.append(self._system(request.system))
+        history = self._history(request.messages)
+        if history:
+            messages.append(history)
         prefix = request.extra.get("assistant_prefix")
         if prefix:  # a partial assistant turn the server continues (local servers' prefill)
             messages.append(_dumps({"role": "assistant", "content": prefix}))
         parts.append(",".join(messages))
         parts.append("]}")
         return "".join(parts).encode("utf-8")
+
+    def _history(self, messages: list[Message]) -> str:
+        """The comma-joined history, extending the previous request's when it is a prefix.
+
+        A run's requests share their history object by object, so only the messages added
+        since the last request are looked up (each one's encoding is cached on it anyway).
+        """
+        prev = self._prev_messages
+        n = min(len(prev), len(messages))
+        k = 0
+        while k < n and messages[k] is prev[k]:
+            k += 1
+        if k == len(prev) and k:
+            joined = self._prev_joined
+        else:
+            joined = ",".join(encode_message(m) for m in messages[:k])
+        tail = [encode_message(m) for m in messages[k:]]
+        if tail:
+            joined = ",".join([joined, *tail]) if joined else ",".join(tail)
+        self._prev_messages = list(messages)
+        self._prev_joined = joined
+        return joined
 
     # -- response -----------------------------------------------------------------------------
 
@@ -242,9 +269,11 @@ class OpenAIChatProvider(HttpProvider):
         done = False
         try:
             async for _, data in iter_sse(response):
+                if done:  # read on to the end of the body so the connection can be reused
+                    continue
                 if data == "[DONE]":
                     done = True
-                    break
+                    continue
                 try:
                     chunk = json.loads(data)
                 except ValueError:

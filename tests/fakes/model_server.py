@@ -254,18 +254,23 @@ def anthropic_events(reply: Reply, model: str, counter: int) -> list[bytes]:
     return out
 
 
-def loop_script(steps: int, *, tool: str = "lookup", text_deltas: int = 20) -> Callable[[dict], Step]:
+def loop_script(steps: int | None = None, *, tool: str = "lookup", text_deltas: int = 20) -> Callable[[dict], Step]:
     """The benchmark's model: ``steps`` tool calls (arguments in 4 fragments), then text.
 
     Stateless: the step is the number of tool results already in the request, so any client
-    (orkas_nb, another framework, a bare loop) gets the same conversation.
+    (orkas_nb, another framework, a bare loop) gets the same conversation. With ``steps=None``
+    the count comes from the model name: ``loop-50`` plays 50 tool steps.
     """
     def script(body: dict) -> Step:
+        wanted = steps
+        if wanted is None:
+            name = str(body.get("model", ""))
+            wanted = int(name.rsplit("-", 1)[1]) if name.startswith("loop-") else 0
         messages = body.get("messages", [])
         done = sum(1 for m in messages if m.get("role") == "tool")
         done += sum(1 for m in messages if m.get("role") == "user" and isinstance(m.get("content"), list)
                     and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"]))
-        if done < steps:
+        if done < wanted:
             return Reply(tool_calls=[ToolCall(tool, json.dumps({"path": f"notes/file_{done}.txt"}),
                                               id=f"call_step{done:04d}")])
         words = " ".join(f"word{i}" for i in range(text_deltas))
@@ -278,6 +283,12 @@ def loop_script(steps: int, *, tool: str = "lookup", text_deltas: int = 20) -> C
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: "_HTTPServer"
+
+    def setup(self) -> None:
+        super().setup()
+        # Stream each event at once, as real servers do; with Nagle on, small writes on a
+        # kept-alive connection wait for the client's delayed ACK (40 ms a request).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, *args: Any) -> None:  # keep test output clean
         pass
@@ -503,12 +514,13 @@ def main() -> None:
     import argparse
 
     parser = argparse.ArgumentParser(description="Serve the scripted model on loopback (benchmarks).")
-    parser.add_argument("--loop", type=int, required=True, help="tool-call steps before the text answer")
+    parser.add_argument("--loop", type=int, default=None,
+                        help="tool-call steps before the text answer (default: from the model name, loop-N)")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     server = ModelServer(loop_script(args.loop), port=args.port)
     print(server.url, flush=True)
-    server._httpd.serve_forever()
+    server._httpd.serve_forever(poll_interval=0.05)
 
 
 if __name__ == "__main__":

@@ -104,11 +104,24 @@ async def test_wire_encoding_is_cached_per_message_and_reused(model_server):
     first = user_message("hello")
     await collect(p, ModelRequest(model="m", messages=[first]))
     assert first.wire_cache["openai.chat"] == '{"role":"user","content":"hello"}'
-    # Poison the cache: the next request must splice the cached text, not re-encode.
+    # Poison the cache. The same provider extends its previous request's joined history
+    # (it does not even look the message up again); a new provider splices the cached text.
     first.wire_cache["openai.chat"] = '{"role":"user","content":"FROM-CACHE"}'
     await collect(p, ModelRequest(model="m", messages=[first, user_message("again")]))
-    assert model_server.posts()[1].json["messages"][0]["content"] == "FROM-CACHE"
+    assert model_server.posts()[1].json["messages"][0]["content"] == "hello"
+    model_server.push(Reply(text="c"))
+    await collect(provider(model_server), ModelRequest(model="m", messages=[first]))
+    assert model_server.posts()[2].json["messages"][0]["content"] == "FROM-CACHE"
     assert encode_message(first) == '{"role":"user","content":"FROM-CACHE"}'
+
+
+async def test_history_that_is_not_an_extension_is_rebuilt(model_server):
+    model_server.push(Reply(text="a"), Reply(text="b"))
+    p = provider(model_server)
+    a, b, c = user_message("a"), user_message("b"), user_message("c")
+    await collect(p, ModelRequest(model="m", messages=[a, b]))
+    await collect(p, ModelRequest(model="m", messages=[a, c]))  # e.g. after compaction
+    assert [m["content"] for m in model_server.posts()[1].json["messages"]] == ["a", "c"]
 
 
 def test_cache_key_is_hashed_when_long_and_stable():

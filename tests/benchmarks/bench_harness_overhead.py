@@ -1,0 +1,349 @@
+"""Harness overhead: client CPU per model request in an N-step tool loop, against a bare loop.
+
+One loopback OpenAI-compatible server (``tests/fakes/model_server.py``, in its own process so
+its CPU is not counted) streams a scripted loop: N steps, each one tool call whose arguments
+arrive in 4 deltas, then a last step of 20 text deltas. Each client runs in its own process:
+
+    bare           a hand-written httpx SSE loop (the floor)
+    orkas          orkas_nb.Agent, default configuration: session on disk, default tools
+    pydantic_ai    pydantic-ai's Agent over OpenAIChatModel, streamed (run_stream_events)
+    openai_agents  the OpenAI Agents SDK, Runner.run_streamed over chat completions
+
+Measured per N: client CPU (user+sys, ``time.process_time``) for the whole run divided by the
+model requests it made (median over --repeat runs, after a warm-up run); time to the first
+text delta of a one-request text answer (median of 10); peak RSS of the client process.
+The third-party frameworks are not project dependencies: install them in a separate
+environment and pass its interpreter with ``--python`` (a framework that cannot be imported
+is reported as such). The machine is small and shared: figures are noisy; compare ratios
+measured in the same run.
+
+    python tests/benchmarks/bench_harness_overhead.py [--n 1,10,50,100] [--repeat 3]
+        [--python /path/to/venv/bin/python] [--only bare,orkas]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+REPO = Path(__file__).resolve().parents[2]
+PROMPT = "Read the notes one by one, then summarise."
+SYSTEM = "You are a benchmark agent."
+TOOL_SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+
+
+def lookup(path: str) -> str:
+    """Describe a file."""
+    return f"{path}: 3 lines of notes"
+
+
+# -- clients: each returns (model requests made, seconds to first text delta or None) ---------
+
+async def run_bare(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
+    import httpx
+
+    client = state.get("client") or httpx.AsyncClient(timeout=60)
+    state["client"] = client
+    tools = [{"type": "function", "function": {"name": "lookup", "description": "Describe a file.",
+                                               "parameters": TOOL_SCHEMA}}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": PROMPT}]
+    start, first, requests = time.perf_counter(), None, 0
+    while True:
+        body = {"model": model, "stream": True, "messages": messages, "tools": tools}
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        requests += 1
+        async with client.stream("POST", f"{url}/v1/chat/completions", json=body,
+                                 headers={"authorization": "Bearer sk-bench"}) as response:
+            async for line in response.aiter_lines():  # to the end, so the connection is reused
+                if not line.startswith("data: "):
+                    continue
+                data = line[6:]
+                if data == "[DONE]":
+                    continue
+                for choice in json.loads(data).get("choices") or ():
+                    delta = choice.get("delta") or {}
+                    if delta.get("content"):
+                        if first is None:
+                            first = time.perf_counter() - start
+                        text.append(delta["content"])
+                    for tc in delta.get("tool_calls") or ():
+                        entry = calls.setdefault(tc["index"], {"id": tc.get("id"), "name": "", "args": ""})
+                        fn = tc.get("function") or {}
+                        entry["name"] += fn.get("name") or ""
+                        entry["args"] += fn.get("arguments") or ""
+        if not calls:
+            return requests, first
+        messages.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["args"]}}
+            for c in calls.values()]})
+        for c in calls.values():
+            messages.append({"role": "tool", "tool_call_id": c["id"],
+                             "content": lookup(**json.loads(c["args"]))})
+
+
+async def run_orkas(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
+    from orkas_nb import Agent
+    from orkas_nb.harness.tools import tool
+
+    from orkas_nb.providers.registry import resolve_model
+
+    workspace = Path(state.setdefault("workspace", tempfile.mkdtemp(prefix="orkas-bench-")))
+    state["runs"] = state.get("runs", 0) + 1
+    if "provider" not in state:  # one client for all runs, as the other clients keep theirs
+        state["provider"] = resolve_model("openai/loop-0", base_url=f"{url}/v1", api_key="sk-bench")[0]
+    agent = Agent(state["provider"], model_name=model, workspace=workspace, session=f"bench-{state['runs']}",
+                  tools=[tool(lookup)], system_prompt=SYSTEM)
+    start, first, result = time.perf_counter(), None, None
+    state["t0"] = time.process_time()
+    async for event in agent.run(PROMPT):
+        if event.type == "text_delta" and first is None:
+            first = time.perf_counter() - start
+        elif event.type == "done":
+            result = event.result
+    agent.close()
+    if result is None or result.stop_reason != "end_turn":
+        raise RuntimeError(f"orkas run did not end cleanly: {result}")
+    return result.stats.model_requests, first
+
+
+async def run_pydantic_ai(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    provider = state.get("provider") or OpenAIProvider(base_url=f"{url}/v1", api_key="sk-bench")
+    state["provider"] = provider
+    agent = Agent(OpenAIChatModel(model, provider=provider), tools=[lookup], system_prompt=SYSTEM)
+    start, first, requests = time.perf_counter(), None, 0
+    state["t0"] = time.process_time()
+    from pydantic_ai.usage import UsageLimits
+
+    async with agent.run_stream_events(PROMPT, usage_limits=UsageLimits(request_limit=None)) as events:
+        async for event in events:
+            name = type(event).__name__
+            if first is None and name in ("PartDeltaEvent", "PartStartEvent"):
+                part = getattr(event, "delta", None) or getattr(event, "part", None)
+                if type(part).__name__ in ("TextPartDelta", "TextPart") and (
+                        getattr(part, "content_delta", None) or getattr(part, "content", None)):
+                    first = time.perf_counter() - start
+            if name == "AgentRunResultEvent":
+                requests = sum(1 for m in event.result.all_messages() if type(m).__name__ == "ModelResponse")
+    return requests, first
+
+
+async def run_openai_agents(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
+    from openai import AsyncOpenAI
+
+    set_tracing_disabled(True)
+    client = state.get("client") or AsyncOpenAI(base_url=f"{url}/v1", api_key="sk-bench", max_retries=0)
+    state["client"] = client
+    steps = int(model.rsplit("-", 1)[1])
+    agent = Agent(name="bench", instructions=SYSTEM, tools=[function_tool(lookup)],
+                  model=OpenAIChatCompletionsModel(model=model, openai_client=client))
+    start, first = time.perf_counter(), None
+    state["t0"] = time.process_time()
+    result = Runner.run_streamed(agent, PROMPT, max_turns=steps + 5)
+    async for event in result.stream_events():
+        if first is None and event.type == "raw_response_event" and \
+                getattr(event.data, "type", "") == "response.output_text.delta":
+            first = time.perf_counter() - start
+    return len(result.raw_responses), first
+
+
+# -- breakdown: orkas_nb's layers one at a time, to see what costs what ---------------------
+
+async def run_provider_only(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
+    """orkas_nb's OpenAI provider driven by a hand loop: no runner, no session, no tools layer."""
+    from orkas_nb.core.messages import tool_result, user_message
+    from orkas_nb.providers.auth import StaticKey
+    from orkas_nb.providers.base import ModelRequest, StreamDone, StreamText, ToolSpec
+    from orkas_nb.providers.openai_chat import OpenAIChatProvider
+
+    provider = state.get("provider") or OpenAIChatProvider(base_url=f"{url}/v1", token_source=StaticKey("sk-bench"))
+    state["provider"] = provider
+    tools = [ToolSpec(name="lookup", description="Describe a file.", input_schema=TOOL_SCHEMA)]
+    messages: list[Any] = [user_message(PROMPT)]
+    start, first, requests = time.perf_counter(), None, 0
+    while True:
+        requests += 1
+        final = None
+        async for event in provider.stream(ModelRequest(model=model, system=SYSTEM, messages=messages, tools=tools)):
+            if isinstance(event, StreamText) and first is None:
+                first = time.perf_counter() - start
+            elif isinstance(event, StreamDone):
+                final = event.message
+        messages.append(final)
+        if not final.tool_calls:
+            return requests, first
+        for call in final.tool_calls:
+            messages.append(tool_result(call, lookup(**call.arguments)))
+
+
+def _runner_variant(*, disk: bool, compaction: bool, default_tools: bool):
+    async def run(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
+        from orkas_nb.harness.runner import RunConfig, Runner
+        from orkas_nb.harness.session import InMemorySession, JsonlSession
+        from orkas_nb.harness.tools import ToolRegistry, tool
+        from orkas_nb.providers.registry import resolve_model
+
+        workspace = Path(state.setdefault("workspace", tempfile.mkdtemp(prefix="orkas-bench-")))
+        state["runs"] = state.get("runs", 0) + 1
+        if "provider" not in state:
+            state["provider"] = resolve_model("openai/loop-0", base_url=f"{url}/v1", api_key="sk-bench")[0]
+        provider, name = state["provider"], model
+        registry = ToolRegistry()
+        if default_tools:
+            from orkas_nb.tools import default_tools as make_defaults
+
+            for t in make_defaults(workspace, services=None):
+                registry.add(t)
+        registry.add(tool(lookup))
+        session = (JsonlSession(workspace / f"s{state['runs']}.jsonl") if disk else InMemorySession())
+        runner = Runner(provider, name, tools=registry, session=session, system_prompt=SYSTEM,
+                        workspace=workspace, config=RunConfig(compaction=compaction))
+        start, first, result = time.perf_counter(), None, None
+        state["t0"] = time.process_time()
+        async for event in runner.run(PROMPT):
+            if event.type == "text_delta" and first is None:
+                first = time.perf_counter() - start
+            elif event.type == "done":
+                result = event.result
+        session.close()
+        return result.stats.model_requests, first
+    return run
+
+
+CLIENTS: dict[str, Callable[[str, str, dict[str, Any]], Awaitable[tuple[int, float | None]]]] = {
+    "bare": run_bare, "orkas": run_orkas, "pydantic_ai": run_pydantic_ai, "openai_agents": run_openai_agents,
+}
+BREAKDOWN = {
+    "orkas_provider": run_provider_only,
+    "runner_memory": _runner_variant(disk=False, compaction=False, default_tools=False),
+    "runner_compaction": _runner_variant(disk=False, compaction=True, default_tools=False),
+    "runner_disk": _runner_variant(disk=True, compaction=False, default_tools=False),
+    "runner_default_tools": _runner_variant(disk=False, compaction=False, default_tools=True),
+}
+CLIENTS.update(BREAKDOWN)  # run them with --only bare,orkas_provider,runner_memory,...
+
+
+def _version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    dist = {"bare": "httpx", "pydantic_ai": "pydantic-ai-slim",
+            "openai_agents": "openai-agents"}.get(name, "orkas_nb")
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "?"
+
+
+async def worker(name: str, url: str, ns: list[int], repeat: int) -> dict[str, Any]:
+    run = CLIENTS[name]
+    state: dict[str, Any] = {}
+    await run(url, "loop-1", state)  # warm-up: imports, connections, first-call caches
+    per_n: dict[str, Any] = {}
+    for n in ns:
+        samples = []
+        for _ in range(repeat):
+            state.pop("t0", None)
+            t0 = time.process_time()
+            requests, _ = await run(url, f"loop-{n}", state)
+            cpu = time.process_time() - state.get("t0", t0)
+            if requests != n + 1:
+                raise RuntimeError(f"{name} made {requests} model requests for N={n}, expected {n + 1}")
+            samples.append(cpu / requests)
+        per_n[str(n)] = {"cpu_ms_per_request": round(statistics.median(samples) * 1000, 3),
+                         "samples_ms": [round(s * 1000, 3) for s in samples]}
+    ttft = []
+    for _ in range(10):
+        _, first = await run(url, "loop-0", state)
+        if first is not None:
+            ttft.append(first)
+    return {"framework": name, "version": _version(name), "per_n": per_n,
+            "ttft_ms": round(statistics.median(ttft) * 1000, 2) if ttft else None,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def _start_server() -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.model_server"], cwd=REPO,
+                            stdout=subprocess.PIPE, text=True)
+    url = proc.stdout.readline().strip() if proc.stdout else ""
+    if not url.startswith("http://127.0.0.1:"):
+        proc.kill()
+        raise SystemExit(f"the loopback model server did not start: {url!r}")
+    return proc, url
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", default="1,10,50,100")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--python", default=sys.executable,
+                        help="interpreter with pydantic-ai and openai-agents installed")
+    parser.add_argument("--only", default="bare,orkas,pydantic_ai,openai_agents",
+                        help="clients to run; the breakdown adds " + ",".join(BREAKDOWN))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    ns = [int(x) for x in args.n.split(",")]
+    if args.worker:
+        print(json.dumps(asyncio.run(worker(args.worker, args.url, ns, args.repeat))))
+        return
+    server, url = _start_server()
+    results: dict[str, dict[str, Any]] = {}
+    try:
+        for name in args.only.split(","):
+            python = args.python if name in ("pydantic_ai", "openai_agents") else sys.executable
+            env = {**os.environ, "PYTHONPATH": str(REPO)}
+            done = subprocess.run([python, __file__, "--worker", name, "--url", url, "--n", args.n,
+                                   "--repeat", str(args.repeat)], capture_output=True, text=True, env=env)
+            if done.returncode != 0:
+                results[name] = {"error": (done.stderr.strip().splitlines() or ["failed"])[-1]}
+            else:
+                results[name] = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"# {name}: done", file=sys.stderr, flush=True)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    _report(results, ns)
+
+
+def _report(results: dict[str, dict[str, Any]], ns: list[int]) -> None:
+    floor = results.get("bare", {}).get("per_n", {})
+    print(f"client CPU ms per model request (ratio to the bare floor), loopback, cores={os.cpu_count()}")
+    print(f"{'framework':<22}" + "".join(f"{'N=' + str(n):>18}" for n in ns) + f"{'TTFT ms':>10}{'RSS MB':>9}")
+    for name, r in results.items():
+        if "error" in r:
+            print(f"{name:<22}not measured: {r['error']}")
+            continue
+        cells = []
+        for n in ns:
+            v = r["per_n"][str(n)]["cpu_ms_per_request"]
+            base = floor.get(str(n), {}).get("cpu_ms_per_request")
+            cells.append(f"{v:8.2f} ({v / base:4.1f}x)" if base else f"{v:8.2f}")
+        print(f"{name + ' ' + r['version']:<22}" + "".join(f"{c:>18}" for c in cells)
+              + f"{r['ttft_ms'] or float('nan'):>10.1f}{r['peak_rss_mb']:>9.1f}")
+    orkas = results.get("orkas", {}).get("per_n")
+    if orkas and floor:
+        worst = max(orkas[str(n)]["cpu_ms_per_request"] / floor[str(n)]["cpu_ms_per_request"] for n in ns)
+        print(f"orkas worst ratio to floor: {worst:.2f}x (target <= 2x)")
+        if "10" in orkas and "100" in orkas:
+            flat = orkas["100"]["cpu_ms_per_request"] / orkas["10"]["cpu_ms_per_request"]
+            print(f"orkas flatness N=100 / N=10: {flat:.2f} (target <= 1.25)")
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
