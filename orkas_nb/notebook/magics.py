@@ -169,6 +169,8 @@ class AgentMagics(Magics):
             ("approval", c.approval + (f"; allowed: {', '.join(c.allow)}" if c.allow else "")),
             ("session", f"{s.current} ({s.session_file(s.current).relative_to(s.workspace)})"),
             ("renderer", f"{c.renderer} (known: {', '.join(plugins.renderer_names())})"),
+            *[(f"  {spec.split(':')[0].rsplit('.', 1)[-1]} view", f"unavailable: {why}")
+              for spec, why in plugins.load_builtin().items() if why != "ok"],
             ("transcript", "on" if c.transcript else "off"),
             ("top-level await", "on" if c.top_level_await and getattr(self.shell, "autoawait", False) else "off"),
         ]

@@ -12,6 +12,7 @@ registered here as the fallback; the live widget view registers itself from its 
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -37,6 +38,9 @@ class RenderContext:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+#: A factory's renderer follows the Renderer protocol; it may also define ``async drain()``,
+#: which the magic awaits (bounded) after ``finish`` so buffered output reaches the cell before
+#: the cell ends (nbclient drops display updates that come later).
 RendererFactory = Callable[[RenderContext], "Renderer"]
 # (context, the renderer built for the run) -> an approver (tools.approval protocol) or None.
 ApproverFactory = Callable[[RenderContext, "Renderer"], Any]
@@ -50,6 +54,11 @@ class _RendererEntry:
     available: Callable[[Any], bool]
     priority: int
 
+
+# Views shipped with the package. They register themselves on first use, not at %load_ext, so
+# loading stays light (ipywidgets and the labextension bridge load only when a run needs a view).
+BUILTIN = ("orkas_nb.notebook.live:register", "orkas_nb.notebook.lab.plugin:register")
+_builtin: dict[str, str] = {}  # spec -> "ok", or why it could not register
 
 _renderers: dict[str, _RendererEntry] = {}
 _approvers: dict[str, ApproverFactory] = {}
@@ -78,12 +87,29 @@ def register_tools(name: str, factory: ToolsFactory) -> None:
     _tools[name] = factory
 
 
+def load_builtin() -> dict[str, str]:
+    """Register the package's own views once; a view that fails to load is skipped (and the
+    reason kept for ``%agent config``), so a broken optional view never breaks a run."""
+    for spec in BUILTIN:
+        if spec in _builtin:
+            continue
+        module, function = spec.split(":")
+        try:
+            getattr(importlib.import_module(module), function)()
+            _builtin[spec] = "ok"
+        except Exception as exc:
+            _builtin[spec] = f"{type(exc).__name__}: {exc}"
+    return dict(_builtin)
+
+
 def renderer_names() -> list[str]:
+    load_builtin()
     return sorted(_renderers)
 
 
 def choose_renderer(name: str, shell: Any) -> tuple[str, RendererFactory]:
     """The factory for ``name`` (``auto``: the best available one)."""
+    load_builtin()
     if name and name != "auto":
         if name not in _renderers:
             from ..core.errors import ConfigError
@@ -103,6 +129,7 @@ def choose_renderer(name: str, shell: Any) -> tuple[str, RendererFactory]:
 
 
 def interactive_approver(ctx: RenderContext, renderer: "Renderer") -> Any:
+    load_builtin()
     for factory in _approvers.values():
         approver = factory(ctx, renderer)
         if approver is not None:
@@ -111,6 +138,7 @@ def interactive_approver(ctx: RenderContext, renderer: "Renderer") -> Any:
 
 
 def extra_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
+    load_builtin()
     tools: list[Any] = []
     for factory in _tools.values():
         tools.extend(factory(shell, services))

@@ -98,6 +98,7 @@ class Prepared:
     renderer: Any
     abort: Any
     notes: list[str]
+    live: Any
     session: str
     background: bool
 
@@ -201,7 +202,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
     approver.interactive = plugins.interactive_approver(ctx, live)
     controls.approver = approver.interactive or approver
     return Prepared(agent=agent, prompt=filled.text, info=info,
-                    renderer=fan_out([builder, live]), abort=abort, notes=filled.notes,
+                    renderer=fan_out([builder, live]), abort=abort, notes=filled.notes, live=live,
                     session=name, background=background)
 
 
@@ -230,7 +231,25 @@ async def drive(p: Prepared) -> Any:
         if isinstance(event, Done):
             result = event.result
     p.renderer.finish(result)
+    await _drain(p.live)
     return result
+
+
+DRAIN_S = 5.0
+
+
+async def _drain(view: Any) -> None:
+    """Let a view that buffers (e.g. one still waiting for the front end's handshake) put its
+    output in the cell before the cell ends: a renderer may define ``async drain()``; the
+    handshake view's ``wait_chosen()`` plays that part. Bounded, so a stuck view cannot hang."""
+    for name in ("drain", "wait_chosen"):
+        hook = getattr(view, name, None)
+        if callable(hook):
+            try:
+                await asyncio.wait_for(hook(), DRAIN_S)
+            except Exception:  # a view that cannot finish drawing must not fail the run
+                pass
+            return
 
 
 INTERRUPTED = "interrupted by the user (kernel interrupt)"

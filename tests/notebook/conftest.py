@@ -43,6 +43,7 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def kernel(ws: Path) -> Iterator[Kernel]:
-    with Kernel(ws) as k:
+    # The magic's tests read the text view; the widget and run views have their own suites.
+    with Kernel(ws, env={"ORKAS_RENDERER": "text"}) as k:
         k.run(SETUP)
         yield k

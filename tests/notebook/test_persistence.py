@@ -27,7 +27,8 @@ def profile_env(tmp_path: Path) -> dict[str, str]:
     ipython_dir = tmp_path / "ipython"
     (ipython_dir / "profile_default").mkdir(parents=True)
     (ipython_dir / "profile_default" / "ipython_config.py").write_text(PROFILE)
-    return {"IPYTHONDIR": str(ipython_dir), "JPY_SESSION_NAME": "/somewhere/Sales Report.ipynb"}
+    return {"IPYTHONDIR": str(ipython_dir), "JPY_SESSION_NAME": "/somewhere/Sales Report.ipynb",
+            "ORKAS_RENDERER": "text"}
 
 
 def test_autoload_config_file_and_a_session_that_survives_a_restart(
@@ -54,7 +55,7 @@ def test_autoload_config_file_and_a_session_that_survives_a_restart(
 
 def test_kill_9_mid_tool_leaves_a_session_that_reloads_repaired(ws: Path) -> None:
     path = ws / ".orkas/sessions/crash.jsonl"
-    k = Kernel(ws).start()
+    k = Kernel(ws, env={"ORKAS_RENDERER": "text"}).start()
     try:
         k.run(SETUP)
         k.run('m = ScriptedModel([reply("Working on it.", call("slow", seconds=60))])')
