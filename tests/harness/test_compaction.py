@@ -582,29 +582,47 @@ async def test_stop_during_the_summary_call_leaves_the_history_untouched() -> No
 # -- over the real OpenAI wire on loopback ------------------------------------------------------
 
 
-@pytest.fixture
-def openai_over_loopback() -> Any:
+def _over_loopback(wire: str) -> Any:
+    from orkas_nb.providers.anthropic_messages import AnthropicProvider
     from orkas_nb.providers.auth import StaticKey
     from orkas_nb.providers.catalog import Catalog
     from orkas_nb.providers.openai_chat import OpenAIChatProvider
     from tests.fakes.model_server import ModelServer
 
     server = ModelServer().start()
-    provider = OpenAIChatProvider(
-        base_url=server.openai_url, token_source=StaticKey("k"),
-        catalog=Catalog({"tiny": {"context_window": 16_000, "max_output": 4_000}}),
-    )
+    catalog = Catalog({"tiny": {"context_window": 16_000, "max_output": 4_000}})
+    if wire == "openai":
+        provider: Any = OpenAIChatProvider(base_url=server.openai_url, token_source=StaticKey("k"),
+                                           catalog=catalog)
+    else:
+        provider = AnthropicProvider(base_url=server.anthropic_url, token_source=StaticKey("k"),
+                                     catalog=catalog)
+    return server, provider
+
+
+@pytest.fixture
+def openai_over_loopback() -> Any:
+    server, provider = _over_loopback("openai")
     try:
         yield server, provider
     finally:
         server.stop()
 
 
-async def test_http_400_context_overflow_compacts_and_retries_over_the_wire(openai_over_loopback) -> None:
+@pytest.fixture(params=["openai", "anthropic"])
+def wire_over_loopback(request: Any) -> Any:
+    server, provider = _over_loopback(request.param)
+    try:
+        yield request.param, server, provider
+    finally:
+        server.stop()
+
+
+async def test_http_400_context_overflow_compacts_and_retries_over_the_wire(wire_over_loopback) -> None:
     from tests.fakes.model_server import Fault
     from tests.fakes.model_server import Reply as WireReply
 
-    server, provider = openai_over_loopback
+    wire, server, provider = wire_over_loopback
     server.push(Fault.status(400), WireReply(text="Summary: six earlier questions answered."),
                 WireReply(text="fine now"))
     runner = Runner(provider, "tiny", session=InMemorySession(messages=_previous_turns(6)),
@@ -615,13 +633,23 @@ async def test_http_400_context_overflow_compacts_and_retries_over_the_wire(open
     assert any(isinstance(e, Compaction) for e in events)
     bodies = [r.json for r in server.posts()]
     assert len(bodies) == 3
-    summary_call, retry = bodies[1], bodies[2]
-    assert summary_call["messages"][0] == {"role": "system", "content": SUMMARY_SYSTEM}
-    assert summary_call["max_completion_tokens"] == 2000 and "tools" not in summary_call
-    assert "max_completion_tokens" not in bodies[0] and "max_completion_tokens" not in retry
-    assert retry["messages"][0] == {"role": "system", "content": "You are careful."}
-    assert retry["messages"][1]["content"].startswith("[Summary of the earlier part")
-    assert retry["messages"][-1] == {"role": "user", "content": "one more question"}
+    main, summary_call, retry = bodies
+    assert "tools" not in summary_call or not summary_call["tools"]
+    if wire == "openai":
+        assert summary_call["messages"][0] == {"role": "system", "content": SUMMARY_SYSTEM}
+        assert summary_call["max_completion_tokens"] == 2000
+        assert "max_completion_tokens" not in main and "max_completion_tokens" not in retry
+        assert retry["messages"][0] == {"role": "system", "content": "You are careful."}
+        first, last = retry["messages"][1], retry["messages"][-1]
+        assert first["content"].startswith("[Summary of the earlier part")
+        assert last == {"role": "user", "content": "one more question"}
+    else:
+        assert SUMMARY_SYSTEM in json.dumps(summary_call["system"])
+        assert summary_call["max_tokens"] == 2000
+        assert main["max_tokens"] == retry["max_tokens"] == 4000  # the model's own maximum
+        assert "You are careful." in json.dumps(retry["system"])
+        assert "[Summary of the earlier part" in json.dumps(retry["messages"][0], ensure_ascii=False)
+        assert "one more question" in json.dumps(retry["messages"][-1])
 
 
 async def test_tool_images_reach_a_text_only_wire_as_a_user_message(openai_over_loopback) -> None:
