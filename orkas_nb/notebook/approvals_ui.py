@@ -228,5 +228,29 @@ def approvals_path(cassette: str | Path) -> Path:
     return cassette.with_name(cassette.name + ".approvals.jsonl")
 
 
+def for_cassette(provider: Any, approver: ApproverLike | None) -> ApproverLike | None:
+    """The approver of a run whose model records or replays a cassette.
+
+    Replaying, with an answers file beside the cassette: the recorded answers, nobody is
+    asked. The replayer is kept on the provider, so its position carries over from cell to
+    cell exactly as the cassette's does (and starts afresh when the provider does).
+    Recording: ``approver`` asks as usual and each answer is written beside the new cassette.
+    Any other model: ``approver`` unchanged.
+    """
+    kind = type(provider).__name__
+    path = getattr(provider, "path", None)
+    if path is None:
+        return approver
+    if kind == "ReplayProvider" and approvals_path(path).is_file():
+        replayer = getattr(provider, "_orkas_approvals", None)
+        if replayer is None:
+            replayer = ReplayingApprover(approvals_path(path))
+            provider._orkas_approvals = replayer
+        return replayer
+    if kind == "RecordingProvider" and approver is not None:
+        return RecordingApprover(approver, approvals_path(path))
+    return approver
+
+
 __all__ = ["WidgetApprover", "ApprovalPrompt", "ApprovalHost", "RecordingApprover",
-           "ReplayingApprover", "approvals_path", "DEFAULT_TIMEOUT_S"]
+           "ReplayingApprover", "approvals_path", "for_cassette", "DEFAULT_TIMEOUT_S"]

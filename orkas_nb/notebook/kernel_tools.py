@@ -156,7 +156,7 @@ def _preview_body(value: Any) -> str:
         return f"dtype {value.dtype}\n{text}{stats}"
     if isinstance(value, dict):
         items = list(value.items())[:30]
-        lines = [f"  {_SAFE_REPR.repr(k)}: {_SAFE_REPR.repr(v)}" for k, v in items]
+        lines = [f"  {_SAFE_REPR.repr(k)}: {_SAFE_REPR.repr(v)}," for k, v in items]
         more = f"\n  … {len(value) - 30} more keys" if len(value) > 30 else ""
         return "{\n" + "\n".join(lines) + more + "\n}"
     if isinstance(value, (str, bytes)):

@@ -474,11 +474,14 @@ def _make_renderer(ctx: Any) -> "LiveRenderer":
 
 
 def _make_approver(ctx: Any, renderer: Any) -> Any:
-    if not isinstance(renderer, LiveRenderer):
-        return None  # another view: the text prompt of the approval policy asks instead
-    from .approvals_ui import WidgetApprover
+    from .approvals_ui import WidgetApprover, for_cassette
 
-    return WidgetApprover(renderer, timeout_s=ctx.extra.get("approval_timeout_s", 300.0))
+    provider = getattr(getattr(ctx.controls, "agent", None), "provider", None)
+    buttons = None
+    if isinstance(renderer, LiveRenderer):
+        buttons = WidgetApprover(renderer, timeout_s=ctx.extra.get("approval_timeout_s", 300.0))
+    # None with another view: the approval policy's text prompt asks instead
+    return for_cassette(provider, buttons)
 
 
 def _make_kernel_tools(shell: Any, services: dict[str, Any]) -> list[Any]:

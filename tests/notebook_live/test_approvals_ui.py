@@ -12,7 +12,10 @@ from orkas_nb.notebook.approvals_ui import (
     ReplayingApprover,
     WidgetApprover,
     approvals_path,
+    for_cassette,
 )
+from orkas_nb.providers.cassette import RecordingProvider, ReplayProvider
+from orkas_nb.testing import ScriptedModel
 from orkas_nb.tools.approval import ApprovalRequest, Decision
 
 from .kernel_harness import WidgetKernel
@@ -183,3 +186,26 @@ async def test_recorded_answers_replay_and_never_allow_more(tmp_path: Path) -> N
     other = ReplayingApprover(path)
     assert other(_request("privilege")) is Decision.DENY
     assert "recorded command/destructive, asked command/privilege" in other.mismatches[0]
+
+
+async def test_a_cassette_replays_its_answers_across_cells_and_a_recording_keeps_them(
+    tmp_path: Path,
+) -> None:
+    cassette = tmp_path / "tour.cassette.jsonl"
+    recorder = RecordingProvider(ScriptedModel([]), cassette)
+    cassette.write_text('{"type": "header", "version": 1}\n')
+    asked: list[str] = []
+    recording = for_cassette(recorder, lambda r: asked.append(r.category) or Decision.RUN)
+    assert isinstance(recording, RecordingApprover)
+    assert await recording(_request()) is Decision.RUN and asked == ["destructive"]
+    await recording(_request("exfiltration"))
+
+    replay = ReplayProvider(cassette)
+    first_cell = for_cassette(replay, None)
+    assert first_cell(_request()) is Decision.RUN
+    second_cell = for_cassette(replay, None)  # a new run, the same provider: the position goes on
+    assert second_cell is first_cell and second_cell(_request("exfiltration")) is Decision.RUN
+    assert asked == ["destructive", "exfiltration"]  # replaying asked nobody
+
+    plain = WidgetApprover(_Host())
+    assert for_cassette(ScriptedModel([]), plain) is plain

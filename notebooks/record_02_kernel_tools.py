@@ -1,0 +1,88 @@
+"""Re-record ``02-kernel-tools-and-approvals.cassette.jsonl`` from its authored script.
+
+Run it after a change that alters what the tutorial sends to the model (the kernel tools, the
+system prompt, the prompts): ``python notebooks/record_02_kernel_tools.py``. It executes the
+notebook headless with the model replaced by a recorder around a ``ScriptedModel`` that plays
+the answers below, so the cassette holds exactly the requests the notebook makes; the user's
+approval answers (authored too) are recorded beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+HERE = Path(__file__).resolve().parent
+NOTEBOOK = HERE / "02-kernel-tools-and-approvals.ipynb"
+CASSETTE = "02-kernel-tools-and-approvals.cassette.jsonl"
+
+RECORDER = f'''
+from orkas_nb.providers.cassette import RecordingProvider
+from orkas_nb.core.messages import ToolCallBlock
+from orkas_nb.testing import ScriptedModel, call, reply
+
+PLOT = """for month, value in sales.items():
+    print(f"{{month}} {{'#' * (value // 10)}} {{value}}")"""
+
+_recorder = RecordingProvider(ScriptedModel([
+    reply("Let me see what is in your kernel.", call("list_variables")),
+    # call()'s first parameter is the tool's name, so an argument called "name" is spelt out
+    reply("", ToolCallBlock(id="call_inspect", name="inspect_variable", arguments={{"name": "sales"}})),
+    reply("I'll compute it in your kernel.", call(
+        "run_python",
+        code="average = sum(sales.values()) / len(sales)\\n"
+             "weakest = min(sales, key=sales.get)\\n"
+             "print(f'weakest {{weakest}} ({{sales[weakest]}}), average {{average:.1f}}')")),
+    reply("June was the weakest month (70). The average is 105.8; it is in `average`."),
+    reply("", call("run_python", code=PLOT)),
+    reply("You did not allow running code, so here it is as a cell to review.",
+          call("propose_cell", code=PLOT)),
+    reply("The cell below draws the bars as text; run it if it looks right to you."),
+]), {CASSETTE!r}, model="kernel-tour",
+   note="authored: a ScriptedModel script, not a real model's answers")
+# the agent lists the user's variables: leave none of the recorder's behind
+del RecordingProvider, ToolCallBlock, ScriptedModel, call, reply, PLOT
+'''
+
+# The user's answers, authored like the model's: allow the first run_python, deny the second.
+# Put after the tutorial's own setup cell (which registers the live view's approver).
+ANSWERS = f'''
+from orkas_nb.notebook import plugins as _plugins
+from orkas_nb.notebook.approvals_ui import RecordingApprover as _Recording, approvals_path as _path
+_answers = iter(["once", "deny"])
+_plugins.register_approver("widgets", lambda ctx, view: _Recording(lambda request: next(_answers),
+                                                                   _path({CASSETTE!r})))
+'''
+
+
+def main() -> int:
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and f"replay:{CASSETTE}" in cell.source:
+            # single quotes: IPython expands $name in double-quoted magic arguments
+            cell.source = cell.source.replace(f'"replay:{CASSETTE}"', "'$_recorder'")
+            nb.cells.insert(index + 1, nbformat.v4.new_code_cell(ANSWERS))
+            break
+    else:
+        print(f"the notebook has no 'replay:{CASSETTE}' model line", file=sys.stderr)
+        return 1
+    nb.cells.insert(0, nbformat.v4.new_code_cell(RECORDER))
+    repo = str(HERE.parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))
+    with tempfile.TemporaryDirectory(prefix="orkas-record-") as tmp:
+        NotebookClient(nb, timeout=120, kernel_name="python3",
+                       resources={"metadata": {"path": tmp}}).execute()
+        for name in (CASSETTE, CASSETTE + ".approvals.jsonl"):
+            shutil.copy(Path(tmp) / name, HERE / name)
+    print(f"recorded {HERE / CASSETTE} and the approvals beside it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
