@@ -319,6 +319,10 @@ def _resolve(word: str, ctx: Context) -> Path | None:
 def _outside(word: str, ctx: Context, g: Grade, what: str) -> None:
     if word.startswith(HARMLESS_DEVICES):
         return
+    folded = fold(word).rstrip("/")
+    if folded.endswith(PROTECTED_SUFFIXES) or ".git/hooks/" in folded:
+        g.add("protected_path", f"{what} touches {word}, which git or your shell would run outside "
+              "any sandbox")
     candidates: Iterable[str] = [word]
     if any(ch in word for ch in "*?["):
         import glob
@@ -353,12 +357,14 @@ def _degraded(cmd: Command, prog: str, ctx: Context, g: Grade) -> None:
             g.add("unconfined_code", f"it runs a program from the workspace ({name}), which cannot "
                   "be confined without isolation")
             return
-    if prog not in KNOWN_EFFECT:
+    runs_code = _runs_code(prog, cmd.static_args(), cmd)
+    if prog not in KNOWN_EFFECT and not _known_variant(prog, cmd.static_args()) or runs_code:
         g.add("unconfined_code", f"{prog} can run arbitrary code or touch any file, which cannot be "
               "confined without isolation")
         return
     if prog in NO_FILES:
         return
+    operands = [a for a in cmd.args if a.value is not None and not a.value.startswith("-")]
     for a in cmd.args:
         if a.value is None:
             g.add("outside_workspace", f"an argument of {prog} is computed at run time, so the files "
@@ -369,13 +375,39 @@ def _degraded(cmd: Command, prog: str, ctx: Context, g: Grade) -> None:
             v = v.split("=", 1)[1]
         elif v.startswith("-"):
             continue
-        if prog in ("grep", "egrep", "fgrep", "rg") and a is _first_operand(cmd):
-            continue  # the pattern, not a path
+        if prog in ("grep", "egrep", "fgrep", "rg", "sed") and operands and a is operands[0]:
+            continue  # the pattern or script, not a path
+        if prog == "git" and operands and a is operands[0]:
+            continue  # the subcommand
         _outside(v, ctx, g, f"{prog}")
 
 
-def _first_operand(cmd: Command) -> object:
-    for a in cmd.args:
-        if a.value is not None and not a.value.startswith("-"):
-            return a
-    return None
+# Read-only git subcommands run no hook; the rest can (hooks, aliases, filters).
+GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "branch", "rev-parse", "ls-files",
+                           "blame", "shortlog", "describe", "tag", "remote", "grep", "reflog"})
+TAR_EXEC = ("--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script",
+            "-F", "--new-volume-script", "--rsh-command", "--rmt-command")
+PROTECTED_SUFFIXES = (".git/config", ".git/hooks", ".bashrc", ".bash_profile", ".profile",
+                      ".zshrc", ".zprofile", ".zshenv", ".envrc", ".bash_login")
+_SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:[\d$]+|/[^/]*/)?(?:,(?:[\d$]+|/[^/]*/))?\s*[eFwWrR]\b"
+                       r"|s(.)(?:(?!\1).|\\.)*\1(?:(?!\1).|\\.)*\1[gpiImM\d]*[ewW]")
+
+
+def _known_variant(prog: str, args: list[str]) -> bool:
+    """Programs known only in some uses: read-only git, tar without exec hooks, plain sed."""
+    if prog == "git":
+        sub = next((a for a in args if not a.startswith("-")), "")
+        return sub in GIT_READ_ONLY and not any(a == "-c" or a.startswith(("--exec-path", "-c")) for a in args)
+    return prog in ("tar", "sed")
+
+
+def _runs_code(prog: str, args: list[str], cmd: Command) -> bool:
+    if prog == "tar":
+        return any(a.split("=")[0] in TAR_EXEC for a in args)
+    if prog == "sed":
+        if any(a in ("-f", "--file") or a.startswith("--file=") for a in args):
+            return True  # the script is in a file the grader cannot read
+        scripts = [a for a in args if not a.startswith("-")][:1]
+        scripts += [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
+        return any(_SED_RUNS.search(sc) for sc in scripts)
+    return False

@@ -40,6 +40,17 @@ CASES = [
     ("echo ok > /dev/null 2>&1", [], []),
     ("pkill python", [], ["process_kill", "unconfined_code"]),
     ("echo \"unterminated", ["unparseable"], ["unparseable"]),
+    ("sed -i 's/a/b/g' data.csv", [], []),
+    ("sed 's/a/b/e' data.csv", [], ["unconfined_code"]),
+    ("sed '1e id' data.csv", [], ["unconfined_code"]),
+    ("sed -f script.sed data.csv", [], ["unconfined_code"]),
+    ("git log --oneline | head", [], []),
+    ("git -c core.pager=sh log", [], ["unconfined_code"]),
+    ("git commit -m x", [], ["unconfined_code"]),
+    ("tar czf a.tgz sub", [], []),
+    ("tar xf a.tgz --to-command=sh", [], ["unconfined_code"]),
+    ("echo x >> .git/config", [], ["protected_path"]),
+    ("cp hook.sh .git/hooks/pre-commit", [], ["protected_path"]),
 ]
 
 
