@@ -1,0 +1,234 @@
+"""The scan every cross-session memory write passes before it is stored.
+
+Memory is pasted into every future system prompt, so a write is an instruction channel into
+later sessions. A write is rejected, with a reason the model sees, when it
+
+- is oversized (``max_chars``) or empty;
+- hides text: invisible or bidirectional-control characters (zero-width spaces, word joiners,
+  BOM, bidi embeddings/overrides/isolates, Unicode tag characters, variation-selector
+  smuggling), control characters, private-use characters, or words that mix Latin with
+  Cyrillic/Greek letters (homoglyph spelling); ZWNJ/ZWJ inside non-Latin words (Persian,
+  Indic scripts, emoji sequences) is legitimate and allowed;
+- phrases a prompt injection (English, French, Spanish, German, Italian, Portuguese, Dutch,
+  Russian, Chinese, Japanese, Korean, Arabic, Hindi), or impersonates chat-template markup;
+- carries a secret-exfiltration command (a network sender fed from a secret source, or an
+  instruction to send credentials somewhere), or a secret itself (API keys, private keys).
+
+Patterns run on a normalised copy (NFKC, case-folded, invisible characters removed,
+whitespace collapsed; a second copy with common Cyrillic/Greek look-alikes mapped to Latin, a
+third with letters only), so spacing and look-alike tricks do not slip past them. Text that
+merely *mentions* instructions, code or commands is fine: the patterns need the imperative
+shape of an attack.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    reason: str = ""
+    category: str = ""
+
+
+OK = Verdict(True)
+
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
+_INVISIBLE = (
+    {0x00AD, 0x034F, 0x180E, 0x200B, 0x2028, 0x2029, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064,
+     0xFEFF, 0x115F, 0x1160, 0x3164, 0xFFA0}
+    | set(range(0x206A, 0x2070))
+    | set(range(0xFFF9, 0xFFFC))
+)
+_JOINERS = {0x200C, 0x200D}
+
+_CONFUSABLES = str.maketrans({
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j",
+    "ѕ": "s", "ԁ": "d", "ɡ": "g", "һ": "h", "ӏ": "l", "к": "k", "м": "m", "т": "t", "в": "b",
+    "н": "h", "α": "a", "ο": "o", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ρ": "p", "τ": "t",
+    "υ": "u", "χ": "x",
+})
+
+
+def _char_problem(text: str) -> str | None:
+    for i, ch in enumerate(text):
+        cp = ord(ch)
+        if cp in _BIDI:
+            return f"a bidirectional control character (U+{cp:04X})"
+        if cp in _INVISIBLE:
+            return f"an invisible character (U+{cp:04X})"
+        if 0xE0000 <= cp <= 0xE007F:
+            return f"a Unicode tag character (U+{cp:04X}), which can hide text"
+        if 0xE0100 <= cp <= 0xE01EF or (0xFE00 <= cp <= 0xFE0E):
+            return f"a variation selector (U+{cp:04X}), which can smuggle data"
+        if cp in _JOINERS:
+            before = text[i - 1] if i else ""
+            after = text[i + 1] if i + 1 < len(text) else ""
+            if not (before and after and ord(before) > 0x7F and ord(after) > 0x7F):
+                return f"a zero-width joiner (U+{cp:04X}) outside a non-Latin word"
+            continue
+        cat = unicodedata.category(ch)
+        if cat == "Cc" and ch not in "\n\t":
+            return f"a control character (U+{cp:04X})"
+        if cat == "Co":
+            return f"a private-use character (U+{cp:04X})"
+        if cat == "Cf" and cp != 0xFE0F:
+            return f"an invisible formatting character (U+{cp:04X})"
+    return None
+
+
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def _mixed_script_word(text: str) -> str | None:
+    for word in _WORD.findall(text):
+        scripts = set()
+        for ch in word:
+            name = unicodedata.name(ch, "")
+            if name.startswith("LATIN"):
+                scripts.add("Latin")
+            elif name.startswith("CYRILLIC"):
+                scripts.add("Cyrillic")
+            elif name.startswith("GREEK"):
+                scripts.add("Greek")
+        if "Latin" in scripts and len(scripts) > 1:
+            return word
+    return None
+
+
+def normalise(text: str) -> str:
+    """The copy the patterns run on (see the module docstring)."""
+    t = unicodedata.normalize("NFKC", text)
+    t = "".join(
+        ch for ch in t
+        if ord(ch) not in _INVISIBLE | _BIDI | _JOINERS and unicodedata.category(ch) != "Cf"
+    )
+    return re.sub(r"\s+", " ", t.casefold()).strip()
+
+
+def _compile(patterns: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+_PREV = r"(?:previous|prior|above|earlier|preceding|former|existing|original|system|all|any|your|the|these|those)"
+_RULES = r"(?:instructions?|rules|prompts?|directions|directives|guidelines|guardrails|context|constraints|orders|commands|programming)"
+
+INJECTION = _compile([
+    # English
+    rf"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|discard)\b(?: \w+){{0,3}} {_PREV}\b(?: \w+){{0,2}} {_RULES}\b",
+    rf"\b(?:ignore|disregard|forget|override|bypass)\b (?:everything|all) (?:you were|you've been|that was|above|before)",
+    r"\byou are (?:now|no longer)\b(?: \w+){0,4} (?:unrestricted|jailbroken|dan|free of|without (?:any )?(?:rules|restrictions|limits))",
+    r"\byou are now (?:a|an|the|in)\b",
+    r"\b(?:from now on|henceforth|in every future (?:session|conversation)),? (?:you )?(?:must|will|shall|should)? ?(?:ignore|disregard|always obey|never refuse|obey|comply)",
+    r"\b(?:new|updated|real|actual|true) (?:system )?(?:instructions?|prompt|rules)\s*:",
+    r"\b(?:reveal|print|show|output|repeat|leak|dump)\b(?: \w+){0,3} (?:system prompt|hidden (?:prompt|instructions)|initial instructions)",
+    r"\b(?:do not|don't|never) (?:tell|inform|alert|warn) (?:the )?(?:user|human|developer)",
+    r"\b(?:jailbreak|developer mode|dan mode|god mode)\b",
+    r"\bact as (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken)",
+    r"\b(?:disable|turn off|remove)\b(?: \w+){0,2} (?:safety|guardrails|filters|restrictions)",
+    r"\bwhen(?:ever)? (?:you|the assistant) (?:see|read|load)s? this,? (?:you )?(?:must|should|will)",
+    # chat-template and role markup
+    r"<\|?(?:im_start|im_end|system|endoftext|start_header_id)\|?>",
+    r"\[/?inst\]|<<sys>>|</?system>|^#{2,} ?system\b|\bsystem override\b",
+    # French
+    r"\b(?:ignore[rz]?|oublie[rz]?|néglige[rz]?)\b(?: \w+){0,3} (?:les |tes |vos |toutes les )?(?:instructions|consignes|règles|directives)\b",
+    r"\bdésormais,? (?:tu|vous) (?:dois|devez|es|êtes|ignore)",
+    # Spanish / Portuguese / Italian
+    r"\b(?:ignora|ignore|olvida|olvide|esquece|esqueça|dimentica|trascura)\b(?: \w+){0,3} (?:las |os |as |le |tus |suas |tutte le |todas (?:las|as) )?(?:instrucciones|instruções|istruzioni|reglas|regras|regole)\b",
+    r"\b(?:a partir de ahora|de ahora en adelante|d'ora in poi|a partir de agora),? (?:eres|és|sei|você é|tu es)",
+    # German / Dutch
+    r"\b(?:ignoriere|ignorier|vergiss|missachte|negeer|vergeet)\b(?: \w+){0,3} (?:anweisungen|instruktionen|regeln|vorgaben|instructies|regels)\b",
+    r"\bab jetzt bist du\b|\bvanaf nu ben je\b",
+    # Russian
+    r"\b(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)\b(?: \w+){0,3} (?:инструкции|указания|правила)",
+    r"\bтеперь ты\b",
+    # Chinese
+    r"(?:忽略|无视|忽视|忘记|忘掉|不要理会|無視|忽略掉).{0,8}(?:指令|指示|说明|規則|规则|提示|設定|设定)",
+    r"(?:你现在是|從現在開始你是|从现在开始你是|你不再是)",
+    # Japanese
+    r"(?:以前|前|上記|これまで|すべて)の?(?:指示|命令|ルール|プロンプト)を?(?:無視|忘れ)",
+    # Korean
+    r"(?:이전|위의|모든).{0,6}(?:지시|명령|규칙|지침).{0,4}(?:무시|잊어)",
+    # Arabic / Hindi
+    r"(?:تجاهل|انس).{0,20}(?:التعليمات|الأوامر|القواعد)",
+    r"(?:पिछले|सभी).{0,20}(?:निर्देशों|निर्देश).{0,10}(?:अनदेखा|भूल)",
+])
+
+_SENDER = r"(?:curl|wget|nc|ncat|netcat|socat|scp|rsync|ftp|sftp|telnet|invoke-webrequest|iwr|invoke-restmethod|irm|requests\.(?:post|put|get)|urllib|fetch\(|httpx\.(?:post|put)|sendmail|mail)"
+_SECRET_SOURCE = (
+    r"(?:~/\.ssh|id_rsa|id_ed25519|\.aws/credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|"
+    r"/etc/(?:passwd|shadow)|\.env\b|\$\{?\w*(?:key|token|secret|passw|pwd|credential|auth)\w*\}?|"
+    r"\bprintenv\b|\benv\b ?\||\bset\b ?\||os\.environ|process\.env|keychain|bash_history|\.zsh_history|"
+    r"cookies?\.sqlite|login data)"
+)
+_SECRET_WORDS = r"(?:api[ _-]?keys?|tokens?|passwords?|passphrases?|credentials|secrets?|ssh keys?|private keys?|\.env(?: file)?|cookies|session cookies)"
+
+EXFILTRATION = _compile([
+    rf"{_SENDER}\b.{{0,120}}{_SECRET_SOURCE}",
+    rf"{_SECRET_SOURCE}.{{0,80}}\|\s*(?:base64.{{0,20}}\|\s*)?{_SENDER}\b",
+    rf"{_SENDER}\b.{{0,60}}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s*@?\S*{_SECRET_SOURCE}",
+    rf"\b(?:send|upload|post|email|forward|transmit|exfiltrate|copy|leak|share)\b(?: \w+){{0,4}} {_SECRET_WORDS}\b.{{0,40}}\b(?:to|at|into)\b",
+    rf"\bexfiltrat\w*",
+    rf"(?:\benv\b|\bprintenv\b|\bset\b|\bexport -p\b)\s*\|\s*{_SENDER}\b",
+    r"\bpowershell\b.{0,20}-e(?:nc(?:odedcommand)?)?\b",
+    r"\bbase64\b.{0,40}\|\s*(?:sh|bash)\b|\|\s*(?:sh|bash)\s*$",
+    r"\b(?:envoie|envoyer|envíe|envía|enviar|invia|inviare|sende|schicke)\b.{0,40}(?:clés?|mots? de passe|contraseñas?|claves?|password|chiavi|schlüssel|passwörter|token|secrets?|credenciales|zugangsdaten)",
+    r"(?:发送|上传|发给|發送).{0,20}(?:密钥|密碼|密码|令牌|凭证|憑證|秘钥)",
+    r"(?:密钥|密碼|密码|令牌|凭证|憑證|秘钥).{0,12}(?:发送|上传|发给|發送|传到)",
+    r"(?:отправь|пришли|загрузи).{0,30}(?:ключ|пароль|токен|секрет)",
+])
+
+# Spacing tricks ("i g n o r e", "ignorepreviousinstructions"): the same phrases, letters only.
+SQUASHED = re.compile(
+    r"(?:ignore|disregard|forget|override)(?:all|any|the|your)?(?:previous|prior|above|earlier|"
+    r"system)(?:instructions?|rules|prompts?|directions)|youarenowdan|developermode"
+)
+
+SECRET_VALUE = re.compile(
+    r"-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----|\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|"
+    r"\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}|\bxox[abpr]-[A-Za-z0-9-]{10,}|"
+    r"\bAIza[0-9A-Za-z_-]{35}\b|\bglpat-[A-Za-z0-9_-]{20,}"
+)
+
+
+def scan(text: str, *, max_chars: int = 800) -> Verdict:
+    """Judge one memory write. ``Verdict.reason`` is written for the model."""
+    if not text or not text.strip():
+        return Verdict(False, "the entry is empty", "empty")
+    if len(text) > max_chars:
+        return Verdict(
+            False,
+            f"the entry is {len(text)} characters; the limit is {max_chars}. Keep one short, "
+            "durable fact per entry.",
+            "oversize",
+        )
+    problem = _char_problem(text)
+    if problem:
+        return Verdict(False, f"the entry contains {problem}; write plain visible text", "unicode")
+    mixed = _mixed_script_word(unicodedata.normalize("NFKC", text))
+    if mixed:
+        return Verdict(
+            False, f"the word {mixed!r} mixes Latin with look-alike letters of another script",
+            "unicode",
+        )
+    flat = normalise(text)
+    if SECRET_VALUE.search(text):
+        return Verdict(False, "the entry contains what looks like a secret (key or token); "
+                       "memory must never hold credentials", "secret")
+    if EXFILTRATION.search(flat):
+        return Verdict(False, "the entry reads like a command to send secrets or credentials "
+                       "off the machine; memory cannot hold that", "exfiltration")
+    squashed = re.sub(r"[\W\d_]+", "", flat.translate(_CONFUSABLES))
+    if (
+        INJECTION.search(flat)
+        or INJECTION.search(flat.translate(_CONFUSABLES))
+        or SQUASHED.search(squashed)
+    ):
+        return Verdict(False, "the entry reads like an instruction aimed at the assistant "
+                       "(prompt injection); store facts and preferences, not commands to "
+                       "override rules", "injection")
+    return OK

@@ -1,0 +1,170 @@
+"""The knowledge base end to end on real SQLite with sqlite-vec: ingest, sync, search."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from orkas_nb.memory.kb import KBSettings, KnowledgeBase, format_hits
+
+from .conftest import HashEmbedder
+
+
+def _write(ws: Path, rel: str, text: str) -> Path:
+    p = ws / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    return p
+
+
+def test_ingest_a_folder_and_cite_file_and_lines(kb: KnowledgeBase, workspace: Path) -> None:
+    _write(workspace, "docs/deploy.md", "# Deploy\n\nWe deploy with docker compose.\nMigrations run first.\n")
+    _write(workspace, "docs/team.md", "# Team\nAlice owns the billing service.\n")
+    report = kb.add("docs")
+    assert sorted(report.added) == ["docs/deploy.md", "docs/team.md"]
+    hits = kb.search("who owns billing?")
+    assert hits[0].path == "docs/team.md" and hits[0].citation == "docs/team.md:1-2"
+    assert hits[0].bm25 is not None and hits[0].similarity is None
+    assert "[1] docs/team.md:1-2" in format_hits(hits)
+    assert kb.search("docker")[0].citation == "docs/deploy.md:1-4"
+
+
+def test_resync_reingests_only_changed_files_and_deletes_removed(kb: KnowledgeBase, workspace: Path) -> None:
+    a = _write(workspace, "notes/a.txt", "apples are red\n")
+    b = _write(workspace, "notes/b.txt", "bananas are yellow\n")
+    kb.add("notes")
+    assert kb.sync().unchanged == 2
+    os.utime(a, ns=(1, 1))  # new mtime, same bytes: hashed, not re-chunked
+    report = kb.sync()
+    assert report.unchanged == 2 and report.updated == [] and report.chunks_written == 0
+    b.write_text("bananas are green when unripe\n")
+    report = kb.sync()
+    assert report.updated == ["notes/b.txt"] and report.chunks_written == 1
+    assert kb.search("unripe")[0].path == "notes/b.txt"
+    assert kb.search("yellow") == []
+    a.unlink()
+    report = kb.sync()
+    assert report.removed == ["notes/a.txt"]
+    assert kb.search("apples") == []
+    assert kb.stats()["documents"] == 1
+
+
+def test_remove_source_keeps_documents_another_source_covers(kb: KnowledgeBase, workspace: Path) -> None:
+    _write(workspace, "d/x.txt", "xylophone\n")
+    _write(workspace, "d/y.txt", "yodel\n")
+    kb.add("d/x.txt")
+    kb.add("d")
+    assert kb.stats()["documents"] == 2
+    kb.remove("d/x.txt")
+    assert kb.search("xylophone")[0].path == "d/x.txt"  # still covered by "d"
+    kb.remove("d")
+    assert kb.stats()["documents"] == 0 and kb.sources() == []
+
+
+def test_sources_listing(kb: KnowledgeBase, workspace: Path) -> None:
+    _write(workspace, "one.md", "one\ntwo\n")
+    kb.add("one.md")
+    (src,) = kb.sources()
+    assert (src.path, src.kind, src.documents, src.chunks) == ("one.md", "file", 1, 1)
+    (workspace / "one.md").unlink()
+    assert kb.sources()[0].kind == "missing"
+    assert [d.path for d in kb.documents()] == ["one.md"]
+
+
+def test_bad_input_is_a_clear_error(kb: KnowledgeBase) -> None:
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
+        kb.add("nope/")
+    with pytest.raises(KeyError, match="not a knowledge source"):
+        kb.remove("never-added")
+    with pytest.raises(ValueError, match="needs an embedder"):
+        kb.search("x", mode="vector")
+    assert kb.search("   ") == [] and kb.search("x", k=0) == []
+
+
+def test_binary_hidden_oversize_and_state_files_are_skipped(workspace: Path) -> None:
+    kb = KnowledgeBase.open(workspace, settings=KBSettings(max_file_bytes=1000))
+    _write(workspace, "ok.txt", "fine text\n")
+    (workspace / "blob.dat").write_bytes(b"\x00\x01binary" * 10)
+    _write(workspace, ".hidden/secret.txt", "hidden text\n")
+    _write(workspace, "big.txt", "big " * 1000)
+    report = kb.add(".")
+    assert report.added == ["ok.txt"]
+    assert set(report.skipped) == {"blob.dat", "big.txt"}
+    assert report.skipped["blob.dat"] == "binary file"
+    assert not any(d.path.startswith(".orkas") for d in kb.documents())
+    kb.close()
+
+
+def test_office_documents_use_the_extractor_or_are_skipped_with_a_reason(kb: KnowledgeBase, workspace: Path) -> None:
+    (workspace / "broken.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+    report = kb.add("broken.pdf")
+    assert report.added == [] and "broken.pdf" in report.skipped
+    reason = report.skipped["broken.pdf"]
+    assert "extract" in reason or "extractor" in reason
+
+
+def test_hybrid_search_fuses_both_lists(vec_kb: KnowledgeBase, workspace: Path) -> None:
+    _write(workspace, "a.txt", "the pump overheats under load\n")
+    _write(workspace, "b.txt", "pump maintenance schedule and checklist\n")
+    _write(workspace, "c.txt", "unrelated gardening advice\n")
+    report = vec_kb.add(".")
+    assert report.embedded == 3 and vec_kb.stats()["vectors"] == 3
+    hits = vec_kb.search("pump overheats", k=3)
+    assert hits[0].path == "a.txt"
+    assert hits[0].bm25 is not None and hits[0].similarity is not None
+    vector_only = vec_kb.search("pump overheats", k=3, mode="vector")
+    assert all(h.bm25 is None for h in vector_only)
+    # the threshold drops vector-only passages with a low similarity
+    assert all(h.path != "c.txt" or (h.similarity or 0) >= 0.2 for h in hits)
+
+
+def test_embedder_change_drops_old_vectors_and_reembeds(workspace: Path, embedder: HashEmbedder) -> None:
+    _write(workspace, "a.txt", "alpha beta\n")
+    kb = KnowledgeBase.open(workspace)
+    kb.add("a.txt")
+    assert kb.stats()["vectors"] == 0
+    kb.close()
+    kb = KnowledgeBase.open(workspace, embedder=embedder)
+    assert kb.sync().embedded == 1
+    kb.close()
+
+    class Other(HashEmbedder):
+        id = "test:other"
+
+    kb = KnowledgeBase.open(workspace, embedder=Other())
+    assert kb.stats()["vectors"] == 0
+    assert kb.sync().embedded == 1
+    kb.close()
+
+
+def test_persistent_file_and_in_memory_engines(workspace: Path) -> None:
+    _write(workspace, "a.txt", "persistent knowledge\n")
+    kb = KnowledgeBase.open(workspace)
+    kb.add("a.txt")
+    assert "sqlite-vec" in kb.engine and str(workspace / ".orkas" / "knowledge.db") in kb.engine
+    kb.close()
+    again = KnowledgeBase.open(workspace)
+    assert again.search("knowledge")[0].path == "a.txt"
+    again.close()
+    mem = KnowledgeBase.open(workspace, in_memory=True)
+    assert "in memory" in mem.engine and mem.search("knowledge") == []
+    mem.add("a.txt")
+    assert mem.search("knowledge")[0].path == "a.txt"
+    mem.close()
+
+
+def test_results_dedup_by_document_and_start_line(kb: KnowledgeBase, workspace: Path) -> None:
+    _write(workspace, "long.txt", "Z" * 2500 + "\n")  # one line cut into three pieces
+    kb.add("long.txt")
+    hits = kb.search("Z" * 10 + " " + "z" * 2500, k=5)
+    assert len({(h.path, h.start_line) for h in hits}) == len(hits)
+
+
+def test_files_outside_the_workspace_keep_absolute_paths(kb: KnowledgeBase, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "o.txt").write_text("outside the workspace\n")
+    kb.add(outside)
+    assert kb.search("outside")[0].path == (outside / "o.txt").resolve().as_posix()

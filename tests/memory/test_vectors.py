@@ -1,0 +1,78 @@
+"""Vector search: exact for small indexes, binary prefilter + exact rescoring for large ones."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from orkas_nb.memory.chunking import Chunk
+from orkas_nb.memory.store import SqliteStore
+
+
+def _clustered(n: int, dim: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((50, dim)).astype(np.float32)
+    x = centres[rng.integers(0, 50, n)] + 0.8 * rng.standard_normal((n, dim)).astype(np.float32)
+    return x, centres
+
+
+def _fill(store: SqliteStore, matrix: np.ndarray) -> list[int]:
+    sid = store.add_source(".")
+    store.replace_document(
+        "v.txt", sid, 1, 1, "h", [Chunk(i + 1, i + 1, f"c{i}") for i in range(len(matrix))],
+        vectors=matrix,
+    )
+    return [int(r[0]) for r in store.db.execute("SELECT id FROM chunks ORDER BY id")]
+
+
+def _exact(matrix: np.ndarray, ids: list[int], q: np.ndarray, k: int) -> list[int]:
+    unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    scores = unit @ (q / np.linalg.norm(q))
+    return [ids[i] for i in np.argsort(-scores)[:k]]
+
+
+def test_small_index_is_searched_exactly_by_sqlite_vec() -> None:
+    store = SqliteStore(":memory:")
+    assert store.db.has_vec
+    x, centres = _clustered(500, 32)
+    ids = _fill(store, x)
+    for q in centres[:10]:
+        got = [cid for cid, _ in store.vector_search(q, 10)]
+        assert got == _exact(x, ids, q, 10)
+
+
+def test_sqlite_vec_and_numpy_rescoring_agree() -> None:
+    x, centres = _clustered(300, 48, seed=3)
+    with_vec = SqliteStore(":memory:")
+    plain = SqliteStore(":memory:")
+    plain.db.vec_version = None  # force the NumPy path on the same data
+    _fill(with_vec, x)
+    _fill(plain, x)
+    for q in centres[:5]:
+        a = with_vec.vector_search(q, 8)
+        b = plain.vector_search(q, 8)
+        assert [c for c, _ in a] == [c for c, _ in b]
+        assert np.allclose([s for _, s in a], [s for _, s in b], atol=1e-5)
+
+
+def test_prefilter_recall_on_a_large_index() -> None:
+    store = SqliteStore(":memory:", exact_limit=1000)
+    store.vectors.min_candidates = 300
+    x, _ = _clustered(6000, 64, seed=7)
+    ids = _fill(store, x)
+    rng = np.random.default_rng(11)
+    recalls = []
+    for i in rng.integers(0, len(x), 30):
+        q = x[i] + 0.3 * rng.standard_normal(x.shape[1]).astype(np.float32)
+        got = [cid for cid, _ in store.vector_search(q, 10)]
+        recalls.append(len(set(got) & set(_exact(x, ids, q, 10))) / 10)
+        assert got[0] == _exact(x, ids, q, 1)[0]
+    assert np.mean(recalls) >= 0.95
+
+
+def test_similarities_are_cosines() -> None:
+    store = SqliteStore(":memory:")
+    _fill(store, np.array([[1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 0, 0]], dtype=np.float32))
+    hits = dict(store.vector_search(np.array([1, 0, 0, 0], dtype=np.float32), 3))
+    ids = sorted(hits)
+    assert np.isclose(hits[ids[0]], 1.0) and np.isclose(hits[ids[1]], 0.0, atol=1e-6)
+    assert np.isclose(hits[ids[2]], 2 ** -0.5)
