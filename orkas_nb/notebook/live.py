@@ -143,7 +143,7 @@ class LiveRenderer:
         self._text: _MarkdownStream | None = None
         self._thinking: _MarkdownStream | None = None
         self._steer_notices: dict[str, widgets.HTML] = {}
-        self._last_flush = 0.0
+        self._last_flush = float("-inf")  # the first text shows at once
         self._last_status = 0.0
         self._timer: asyncio.TimerHandle | None = None
         self._ticker: asyncio.TimerHandle | None = None

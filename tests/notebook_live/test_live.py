@@ -180,11 +180,14 @@ agent = Agent(model, tools=[slow], default_tools=False)
     box = kernel.find("orkas-steer-input")[-1]
     kernel.set_state(box.comm_id, value="also check the totals")
     kernel.click(kernel.find("orkas-steer-send")[-1].comm_id)
+    # Enter in the box: the browser syncs the value, then sends a "submit" event
+    kernel.set_state(box.comm_id, value="and the averages")
+    kernel.send_comm(box.comm_id, {"method": "custom", "content": {"event": "submit"}})
     kernel.wait(ex, timeout=30)
     kernel.run(r'''
 second = model.requests[1].messages
-steers = [m for m in second if m.role == "user" and "also check the totals" in m.text]
-assert steers, [m.role for m in second]
+steers = [m.text for m in second if m.role == "user" and m.origin == "steer"]
+assert steers == ["also check the totals", "and the averages"], steers
 assert result.text == "Steered answer."
 ''')
     notices = [m.state["value"] for m in kernel.find("orkas-steer-notice", open_only=False)]

@@ -14,6 +14,7 @@ pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 
 SETUP = r'''
 %load_ext orkas_nb
+import orkas_nb.notebook
 from orkas_nb.notebook.live import register
 register()
 import asyncio
@@ -68,3 +69,14 @@ def test_stop_button_ends_a_magic_run_within_a_second(nb: WidgetKernel) -> None:
            "import orkas_nb.notebook as n\n"
            "r = n.current_state().last.result\n"
            "assert r.stop_reason == 'cancelled', r.stop_reason")
+
+
+def test_a_background_run_keeps_its_live_controls(nb: WidgetKernel) -> None:
+    nb.run('m = ScriptedModel([reply("Waiting.", call("slow", seconds=60)), reply("after")])')
+    ex = nb.run("%%agent -m $m -s background --background\nwait")  # returns at once
+    nb.pump(lambda: any(c.state.get("titles", ("",))[0].startswith("⏳ slow")
+                        for c in nb.find("orkas-tool")), timeout=30, what="the slow tool")
+    nb.click(nb.find("orkas-stop")[-1].comm_id)
+    nb.run("r = await orkas_nb.notebook.wait(10)\nassert r.stop_reason == 'cancelled', r")
+    final = [o for o in ex.outputs if o["msg_type"] == "update_display_data"]
+    assert final and "application/vnd.orkas.transcript+json" in final[-1]["data"]
