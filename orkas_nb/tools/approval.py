@@ -89,9 +89,13 @@ class ApprovalGate:
         if who is None:
             self._log(request, Decision.DENY, remembered=False)
             return Decision.DENY
-        answer = who(request)
-        if inspect.isawaitable(answer):
-            answer = await answer
+        try:
+            answer = who(request)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception as exc:  # a broken approver refuses; it never lets a risk through
+            log.warning("approver failed (%s); the request is denied", type(exc).__name__)
+            answer = Decision.DENY
         decision = _coerce(answer)
         if decision is Decision.RUN and run is not None:
             with self._lock:

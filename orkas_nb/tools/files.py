@@ -9,6 +9,7 @@ agent and fail with a *stale* error if the file changed since (optimistic concur
 from __future__ import annotations
 
 import asyncio
+import codecs
 import hashlib
 import stat as stat_mod
 import time
@@ -45,6 +46,8 @@ async def ensure_consent(box: Toolbox, target: Resolved, ctx: ToolContext, tool:
 
 
 def _decode(data: bytes, name: str) -> str:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16")
     what = binary_description(data[:8192])
     if what:
         raise ToolError(
@@ -87,7 +90,7 @@ def make_file_tools(box: Toolbox) -> list[FunctionTool]:
             text = await asyncio.to_thread(extract_from_bytes, data, kind, target.display)
         else:
             text = _decode(data, target.display)
-            ledger.record(target.path, data)  # documents are not edited as text
+        ledger.record(target.path, data)
         size = limit or settings.read_default_chars
         part = text[offset: offset + size]
         if line_numbers:

@@ -55,3 +55,29 @@ async def test_agent_passes_allowed_paths_and_approver(tmp_path: Path) -> None:
     assert bash.status == "error" and "Denied" in bash.text
     assert [r.category for r in recorder.asked] == ["destructive_delete"]
     assert result.stats.tool_failures == 1
+
+
+async def test_a_failing_approver_denies(tmp_path: Path) -> None:
+    from orkas_nb.harness.cancellation import AbortSignal
+    from orkas_nb.tools.approval import ApprovalGate, ApprovalRequest
+
+    def broken(request):
+        raise RuntimeError("widget gone")
+
+    gate = ApprovalGate(broken)
+    request = ApprovalRequest(kind="command", category="destructive_delete", subject="rm -r x",
+                              reasons=["r"], scope_key="k", scope_text="t")
+    assert await gate.ask(request, run=AbortSignal()) is Decision.DENY
+
+
+def test_import_stays_light() -> None:
+    import subprocess
+    import sys
+
+    heavy = ["tree_sitter", "pypdf", "docx", "openpyxl", "pptx", "bs4", "regex", "pathspec",
+             "psutil", "httpcore"]
+    code = ("import sys, orkas_nb, orkas_nb.tools; "
+            f"print([m for m in {heavy!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]" or "httpcore" in out.stdout  # httpx may bring httpcore
+    assert "tree_sitter" not in out.stdout and "pypdf" not in out.stdout

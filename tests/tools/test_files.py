@@ -45,6 +45,9 @@ async def test_binary_files_are_refused_politely(world, make_caller) -> None:
     (world.ws / "latin.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
     ok, text, _ = await call("read_file", path="latin.txt")
     assert ok and "café crème" in text
+    (world.ws / "wide.txt").write_bytes("résumé\n".encode("utf-16"))
+    ok, text, _ = await call("read_file", path="wide.txt")
+    assert ok and text == "résumé\n"
 
 
 async def test_fifo_is_refused_without_blocking(world, make_caller) -> None:
@@ -97,7 +100,7 @@ async def test_documents_are_read_as_text(world, make_caller) -> None:
     assert ok and "Roadmap 2027" in text and "Ship the sandbox" in text
     # A document is not edited as text.
     ok, text, _ = await call("edit_file", path="report.pdf", old_string="x", new_string="y")
-    assert not ok and "read report.pdf" in text
+    assert not ok and "is a PDF document" in text and "not text" in text
 
 
 async def test_damaged_document_is_a_clear_error(world, make_caller) -> None:
