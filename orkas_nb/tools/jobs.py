@@ -74,6 +74,9 @@ class JobStore:
     def start(self, argv: list[str], env: dict[str, str], cwd: Path, *, command_length: int,
               isolated: bool) -> JobInfo:
         self.dir.mkdir(parents=True, exist_ok=True)
+        for pid, old in list(_reapers.items()):  # reap finished jobs nobody polled
+            if old.poll() is not None:
+                _reapers.pop(pid, None)
         job_id = uuid.uuid4().hex[:10]
         meta, log, exit_file = self._paths(job_id)
         log.touch()
