@@ -17,9 +17,9 @@ export interface ILayout {
   height: number;
 }
 
-export const NODE_W = 190;
+export const NODE_W = 170;
 export const NODE_H = 66;
-const GAP_X = 56;
+const GAP_X = 44;
 const GAP_Y = 18;
 
 export function layoutPlan(steps: IPlanStep[]): ILayout {

@@ -45,3 +45,40 @@ model = ScriptedModel([
 """
 
 AGENT_CELL = "%%agent -m $model\nRead notes.txt and summarise it."
+
+PLAN_SETUP = """\
+import asyncio
+from orkas_nb.notebook.lab import FormField, Plan, PlanStep, PlanWidget, StepForm
+plan = Plan(title="Quarterly report", steps=[
+    PlanStep(index=0, title="Load sales.csv", assignee="analyst"),
+    PlanStep(index=1, title="Find the weakest months", assignee="analyst", wait_for=[0]),
+    PlanStep(index=2, title="Plot them", assignee="plotter", wait_for=[1]),
+    PlanStep(index=3, title="Choose the chart style", assignee="user", wait_for=[0],
+             form=StepForm(prompt="Which chart style?",
+                           fields=[FormField(name="style", kind="choice", choices=["bar", "line"])])),
+    PlanStep(index=4, title="Write the summary", assignee="commander", wait_for=[2, 3]),
+])
+w = PlanWidget(plan)
+actions = []
+def on_action(a):
+    actions.append((a.action, a.step, dict(a.values)))
+    if a.action == "answer":
+        w.set_step(a.step, status="done", output_summary=f"style={a.values['style']}")
+    elif a.action == "retry":
+        w.set_step(a.step, status="running", failure_reason="")
+    elif a.action == "skip":
+        w.set_step(a.step, status="skipped")
+w.on_action(on_action)
+w
+"""
+
+PLAN_SCRIPT = """\
+for index, status in [(0, "running"), (0, "done"), (1, "running"), (3, "blocked"),
+                      (1, "done"), (2, "running"), (2, "failed")]:
+    await asyncio.sleep(0.4)
+    w.set_step(index, status=status,
+               **({"failure_reason": "matplotlib is missing"} if status == "failed" else {}))
+w.set_state("paused")
+"""
+
+PLAN_CHECK = "print(actions)"

@@ -42,7 +42,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an asyncio loop running in this
+# thread while it is open, which would break every async test that runs after the browser tests.
+@pytest.fixture(scope="module")
 def browser(lab: LabServer) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 

@@ -237,6 +237,8 @@ class LabRenderer:
             return
         self.result = result
         w = self.widget
+        for request_id in list(w.open_approvals):
+            w.resolve_approval(request_id, "deny", by="policy")  # withdrawn: the run is over
         w.push(DoneItem(stop_reason=result.stop_reason,
                         error=result.error.message if result.error else ""))
         w.flush()
@@ -245,8 +247,6 @@ class LabRenderer:
         w.stop_reason = result.stop_reason
         if self.cost is not None:
             w.cost = self.cost(w.model_name, result.usage)
-        for request_id in list(w.open_approvals):
-            w.resolve_approval(request_id, "deny", by="policy")
         w.status = {"error": "error", "cancelled": "cancelled"}.get(result.stop_reason, "done")
         bundle = self.transcript(result) if self.transcript is not None else None
         if bundle is None:
