@@ -36,12 +36,13 @@ if TYPE_CHECKING:  # importing this module stays light: ipywidgets and the engin
     from ..core.messages import Usage
     from .render import Controls, RunInfo
 
+from .markdown_stream import FREEZE_CHARS, MarkdownStream, safe_cut
+
 #: What the view shows when the run ends: ``result -> (data, metadata)`` MIME bundle, or None.
 TranscriptSource = Callable[["RunResult"], "tuple[dict[str, Any], dict[str, Any]] | None"]
 #: ``(model, usage) -> cost in USD`` or None when the price is unknown.
 CostSource = Callable[[str, "Usage"], "float | None"]
 
-FREEZE_CHARS = 4000  # a live Markdown block longer than this is frozen at a safe boundary
 EXCERPT_CHARS = 1200
 ARGS_CHARS = 2000
 STATUS_INTERVAL_S = 0.25
@@ -53,67 +54,6 @@ def _ipw() -> Any:
     import ipywidgets
 
     return ipywidgets
-
-
-def _md(text: str) -> tuple[dict[str, Any], ...]:
-    return ({"output_type": "display_data", "data": {"text/markdown": text}, "metadata": {}},)
-
-
-def safe_cut(text: str) -> int:
-    """Where a Markdown text may be split into two blocks without changing how it renders.
-
-    The last blank line outside a code fence; failing that, the last line break outside a
-    fence (a paragraph split in two renders almost the same); 0 when there is neither.
-    """
-    fence = False
-    blank = line_end = 0
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        pos += len(line)
-        stripped = line.lstrip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            fence = not fence
-        elif not fence and pos < len(text) and line.endswith("\n"):
-            line_end = pos
-            if not stripped.strip():
-                blank = pos
-    return blank or line_end
-
-
-class _MarkdownStream:
-    """Text that grows: a list of frozen Markdown blocks plus one live block."""
-
-    def __init__(self, parent: "LiveRenderer", container: widgets.Box, css: str) -> None:
-        self._parent = parent
-        self._container = container
-        self._css = css
-        self._live: widgets.Output | None = None
-        self._live_text = ""
-        self.pending: list[str] = []
-        self.text = ""  # everything flushed so far
-
-    def append(self, text: str) -> None:
-        self.pending.append(text)
-
-    def flush(self) -> bool:
-        if not self.pending:
-            return False
-        chunk = "".join(self.pending)
-        self.pending.clear()
-        self.text += chunk
-        self._live_text += chunk
-        if self._live is not None and len(self._live_text) > FREEZE_CHARS and (
-            cut := safe_cut(self._live_text)
-        ):
-            frozen, self._live_text = self._live_text[:cut], self._live_text[cut:]
-            self._live.outputs = _md(frozen)
-            self._live = None
-        if self._live is None:  # a new block is opened with its text: no extra update
-            self._live = self._parent._widget(_ipw().Output(outputs=_md(self._live_text)), self._css)
-            self._parent._append(self._container, self._live)
-        else:
-            self._live.outputs = _md(self._live_text)
-        return True
 
 
 class LiveRenderer:
@@ -140,8 +80,8 @@ class LiveRenderer:
         self.flushes = 0
         self._widgets: list[widgets.Widget] = []
         self._cards: dict[str, tuple[widgets.Accordion, widgets.HTML, ToolStart]] = {}
-        self._text: _MarkdownStream | None = None
-        self._thinking: _MarkdownStream | None = None
+        self._text: MarkdownStream | None = None
+        self._thinking: MarkdownStream | None = None
         self._steer_notices: dict[str, widgets.HTML] = {}
         self._last_flush = float("-inf")  # the first text shows at once
         self._last_status = 0.0
@@ -150,6 +90,7 @@ class LiveRenderer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = time.monotonic()
         self._streamed_chars = 0
+        self._streamed: list[str] = []
         self._finished = False
         self.handle: Any = None
         self._build()
@@ -164,6 +105,12 @@ class LiveRenderer:
 
     def _append(self, box: widgets.Box, child: widgets.Widget) -> None:
         box.children = (*box.children, child)
+
+    def _block(self, box: widgets.Box, css: str, outputs: tuple[dict[str, Any], ...]) -> Any:
+        """A new Markdown block at the end of ``box``, opened with its text (one message)."""
+        block = self._widget(_ipw().Output(outputs=outputs), css)
+        self._append(box, block)
+        return block
 
     def _build(self) -> None:
         w, W = self._widget, _ipw()
@@ -235,6 +182,7 @@ class LiveRenderer:
     def render(self, event: RunEvent) -> None:
         kind = event.type
         if kind == "text_delta":
+            self._streamed.append(event.text)
             self._streamed_chars += len(event.text)
             self._text_stream().append(event.text)
             self._maybe_flush()
@@ -299,23 +247,21 @@ class LiveRenderer:
 
     @property
     def text(self) -> str:
-        """The answer's text shown so far (flushed and pending)."""
-        if self._text is None:
-            return ""
-        return self._text.text + "".join(self._text.pending)
+        """All the model's text of the run so far, across every block (flushed or pending)."""
+        return "".join(self._streamed)
 
-    def _text_stream(self) -> _MarkdownStream:
+    def _text_stream(self) -> MarkdownStream:
         if self._text is None:
-            self._text = _MarkdownStream(self, self.body, "orkas-text")
+            self._text = MarkdownStream(lambda outputs: self._block(self.body, "orkas-text", outputs))
         return self._text
 
-    def _thinking_stream(self) -> _MarkdownStream:
+    def _thinking_stream(self) -> MarkdownStream:
         if self._thinking is None:
             box = self._widget(_ipw().VBox([]))
             fold = self._widget(_ipw().Accordion([box], titles=("Thinking",), selected_index=None),
                                 "orkas-thinking")
             self._append(self.body, fold)
-            self._thinking = _MarkdownStream(self, box, "orkas-thinking-text")
+            self._thinking = MarkdownStream(lambda outputs: self._block(box, "orkas-thinking-text", outputs))
         return self._thinking
 
     def _maybe_flush(self) -> None:
@@ -402,7 +348,7 @@ class LiveRenderer:
         return self._notice(text, css)
 
     def _notice(self, text: str, css: str) -> widgets.HTML:
-        self._text = None
+        self._text = self._thinking = None  # what streams next goes below the notice
         notice = self._widget(_ipw().HTML(self._notice_html(text)), css)
         self._append(self.body, notice)
         return notice
@@ -452,7 +398,7 @@ class LiveRenderer:
         return "<span class='orkas-status-line'>" + " · ".join(parts) + "</span>"
 
 
-__all__ = ["LiveRenderer", "TranscriptSource", "CostSource", "safe_cut"]
+__all__ = ["LiveRenderer", "TranscriptSource", "CostSource", "safe_cut", "FREEZE_CHARS"]
 
 
 

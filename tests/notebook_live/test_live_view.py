@@ -85,7 +85,7 @@ def test_each_event_gets_its_widget_in_order() -> None:
     assert "120,000 → 30,000 tokens (40 messages summarised)" in notices[1]
     assert "steer folded into the run: be brief" in notices[2]
     assert "⚠ the same call was repeated" in notices[3]
-    assert markdown(v) == "Let me look.Done."
+    assert markdown(v) == "Let me look.Done." == v.text
     assert "tokens in 1,234 / out 56" in v.status.value and "done" in v.status.value
 
 
