@@ -11,8 +11,15 @@ from typing import Any
 
 from .plugins import register_approver, register_renderer, register_tools
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "wait", "current_state",
-           "register_renderer", "register_approver", "register_tools"]
+__all__ = [
+    "current_state",
+    "load_ipython_extension",
+    "register_approver",
+    "register_renderer",
+    "register_tools",
+    "unload_ipython_extension",
+    "wait",
+]
 
 _states: dict[int, Any] = {}
 _installed: dict[int, tuple[Any, Any]] = {}
@@ -25,7 +32,7 @@ def current_state(shell: Any = None) -> Any:
             from IPython import get_ipython
 
             shell = get_ipython()
-        except Exception:
+        except Exception:  # noqa: BLE001 - no IPython, no state
             return None
     return _states.get(id(shell)) if shell is not None else None
 

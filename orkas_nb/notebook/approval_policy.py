@@ -16,7 +16,8 @@ A refusal is an observation for the model (the run goes on); nothing of the refu
 from __future__ import annotations
 
 import inspect
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 PROMPT_ANSWERS = {"o": "once", "once": "once", "y": "once", "yes": "once", "r": "run",
                   "run": "run", "d": "deny", "n": "deny", "no": "deny", "deny": "deny", "": "deny"}
@@ -53,7 +54,6 @@ class NotebookApprover:
         self.asked: list[tuple[str, str]] = []  # (category, decision): what the policy did
 
     async def __call__(self, request: Any) -> Any:
-        from ..tools.approval import Decision
 
         decision = await self._decide(request)
         self.asked.append((request.category, decision.value))
@@ -78,7 +78,7 @@ class NotebookApprover:
                         f"allow [o]nce, for this [r]un, or [d]eny? ")
             try:
                 raw = self._prompt(question)
-            except Exception:  # StdinNotImplementedError and friends: nobody to ask
+            except Exception:  # noqa: BLE001 - StdinNotImplementedError and friends: nobody to ask
                 return Decision.DENY
             return _coerce(PROMPT_ANSWERS.get(str(raw).strip().lower(), "deny"))
         return Decision.DENY

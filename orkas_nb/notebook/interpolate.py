@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 import sys
 import traceback
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 _REF = re.compile(
     r"(?P<open>\{\{?)(?P<name>[A-Za-z_]\w*)(?P<attrs>(?:\.[A-Za-z_]\w*)*)"
@@ -43,7 +44,7 @@ def _format(value: Any, limit: int) -> str:
             from IPython.lib.pretty import pretty
 
             text = pretty(value, max_width=100)
-        except Exception:
+        except Exception:  # noqa: BLE001 - any pretty-printer failure: fall back to repr
             text = repr(value)
     if len(text) > limit:
         text = text[:limit] + f"\n[… {len(text) - limit} more characters cut]"
@@ -61,7 +62,7 @@ def last_error_text() -> str | None:
         import IPython
 
         ipython_dir = str(Path(IPython.__file__).parent)
-    except Exception:
+    except Exception:  # noqa: BLE001, S110 - IPython's location is only a filter
         pass
     while tb is not None and ipython_dir and tb.tb_frame.f_code.co_filename.startswith(ipython_dir):
         tb = tb.tb_next
@@ -123,7 +124,7 @@ def interpolate(
         for attr in filter(None, m.group("attrs").split(".")):
             try:
                 value = getattr(value, attr)
-            except Exception:
+            except Exception:  # noqa: BLE001 - a property may raise anything
                 notes.append(f"{{{inner}}}: no attribute {attr!r}; left as written")
                 return whole
         refs.append(inner)

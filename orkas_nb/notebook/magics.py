@@ -38,14 +38,21 @@ def _ago(ts: float) -> str:
 
 
 def _keys_set() -> list[str]:
-    names = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"]
-    try:  # the provider catalog knows more endpoints, when it is there
-        from ..providers import catalog
+    """Endpoints whose key is in the environment, as ``name (VARIABLE)``; never the key."""
+    endpoints: dict[str, str | None] = {"openai": None, "anthropic": None}
+    try:  # the registry knows the named OpenAI-compatible endpoints
+        from ..providers.registry import BUILTIN_ENDPOINTS
 
-        names += [n for n in getattr(catalog, "KEY_ENV_VARS", []) if n not in names]
-    except Exception:
+        endpoints.update({name: ep.api_key_env for name, ep in BUILTIN_ENDPOINTS.items()})
+    except Exception:  # noqa: BLE001, S110 - the registry is optional here
         pass
-    return [n for n in names if os.environ.get(n)]
+    found = []
+    for name, env in endpoints.items():
+        for var in filter(None, (env, f"{name.upper()}_API_KEY")):
+            if os.environ.get(var):
+                found.append(f"{name} ({var})")
+                break
+    return found
 
 
 def _conversation_text(messages: list[Any]) -> str:
@@ -162,7 +169,7 @@ class AgentMagics(Magics):
         keys = _keys_set()
         rows = [
             ("model", c.model or "(none: pass -m, or %config Agent.model = ...)"),
-            ("keys set", ", ".join(keys) if keys else "(none)"),
+            ("keys set", ", ".join(keys) if keys else "(none: replay: cassettes and local servers need none)"),
             ("workspace", str(s.workspace)),
             ("allowed folders", ", ".join(s.all_allowed_paths()) or "(none)"),
             ("sandbox", _sandbox_mode()),
@@ -189,7 +196,7 @@ class AgentMagics(Magics):
             raise UsageError(f"{args[0]!r} is not a folder")
         problem = _refused_folder(folder, self.state.workspace)
         if problem:
-            raise UsageError(f"{folder} cannot be allowed: {problem}")
+            raise UsageError(problem)
         if str(folder) not in self.state.allowed_paths:
             self.state.allowed_paths.append(str(folder))
         print(f"allowed: {folder} (from the next run)")
@@ -217,30 +224,21 @@ class AgentMagics(Magics):
 
 def _sandbox_mode() -> str:
     try:
-        from ..tools.settings import ToolSettings
+        from ..tools import isolation_status
 
-        return f"isolation {ToolSettings().isolation}"
-    except Exception:
-        return "workspace-confined file tools"
+        status = isolation_status()
+        return f"{status.mode} ({status.detail})"
+    except Exception as exc:  # noqa: BLE001 - the tools layer reports; the magic only shows
+        return f"unknown ({type(exc).__name__}: {exc})"
 
 
 def _refused_folder(folder: Path, workspace: Path) -> str | None:
-    """Why a folder must not be allowed (credentials, system folders, our own state)."""
-    try:
-        from ..tools.paths import PathPolicy
+    """Why the tools would refuse ``folder`` (credentials, system folders, our own state)."""
+    from ..core.errors import ConfigError
+    from ..tools.paths import PathPolicy
 
-        checker = getattr(PathPolicy, "refusal_reason", None)
-        if callable(checker):
-            return checker(folder)
-    except Exception:
-        pass
-    home = Path.home()
-    secret = [home / n for n in (".ssh", ".aws", ".gnupg", ".config/gcloud", ".kube", ".docker")]
-    for s in secret:
-        if folder == s or s in folder.parents:
-            return "it holds credentials"
-    if folder in (Path("/"), home) or str(folder).startswith(("/etc", "/proc", "/sys", "/dev", "/boot")):
-        return "it is a system folder or the whole home"
-    if ".orkas" in folder.parts:
-        return "it is the agent's own state folder"
+    try:
+        PathPolicy(workspace, [folder])
+    except ConfigError as exc:
+        return str(exc)
     return None

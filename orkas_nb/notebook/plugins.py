@@ -13,8 +13,9 @@ registered here as the fallback; the live widget view registers itself from its 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the render protocol imports the engine's event types: keep loading light
     from .render import Controls, Renderer, RunInfo
@@ -29,9 +30,9 @@ class RenderContext:
     """What a renderer factory may use to build the view of one run."""
 
     shell: Any
-    info: "RunInfo"
+    info: RunInfo
     slot: Any  # an output.Slot: the cell's display slot (shown on first use)
-    controls: "Controls"
+    controls: Controls
     transcript: TranscriptSource
     background: bool = False
     refresh_interval: float = 0.1
@@ -97,7 +98,7 @@ def load_builtin() -> dict[str, str]:
         try:
             getattr(importlib.import_module(module), function)()
             _builtin[spec] = "ok"
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a broken optional view is skipped, not fatal
             _builtin[spec] = f"{type(exc).__name__}: {exc}"
     return dict(_builtin)
 
@@ -120,15 +121,15 @@ def choose_renderer(name: str, shell: Any) -> tuple[str, RendererFactory]:
     for key, entry in _renderers.items():
         try:
             ok = entry.available(shell)
-        except Exception:
+        except Exception:  # noqa: BLE001 - an availability check that fails means unavailable
             ok = False
         if ok:
             candidates.append((entry.priority, key, entry.factory))
-    priority, key, factory = max(candidates, key=lambda c: (c[0], c[1] == "text"))
+    _, key, factory = max(candidates, key=lambda c: (c[0], c[1] == "text"))
     return key, factory
 
 
-def interactive_approver(ctx: RenderContext, renderer: "Renderer") -> Any:
+def interactive_approver(ctx: RenderContext, renderer: Renderer) -> Any:
     load_builtin()
     for factory in _approvers.values():
         approver = factory(ctx, renderer)
@@ -145,7 +146,7 @@ def extra_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
     return tools
 
 
-def _text_factory(ctx: RenderContext) -> "Renderer":
+def _text_factory(ctx: RenderContext) -> Renderer:
     from .text_renderer import TextRenderer
 
     return TextRenderer(ctx.slot, transcript=ctx.transcript, interval=ctx.refresh_interval,

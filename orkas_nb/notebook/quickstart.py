@@ -71,7 +71,7 @@ def main(folder: Path, open_lab: bool = False) -> int:
     print(f"running {notebook} (replaying its cassette: no key, no network)\n")
     try:
         texts = execute(notebook)
-    except Exception as exc:  # nbclient's CellExecutionError carries the cell and its error
+    except Exception as exc:  # noqa: BLE001 - nbclient's CellExecutionError carries the cell and its error
         print(f"the quickstart failed:\n{exc}", file=sys.stderr)
         return 1
     for text in texts:

@@ -38,7 +38,7 @@ class ActiveRun:
     abort: Any
     session: str
     background: bool
-    task: "asyncio.Task[Any] | None" = None
+    task: asyncio.Task[Any] | None = None
     result: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -148,6 +148,6 @@ class NotebookState:
         for session in self._sessions.values():
             try:
                 session.close()
-            except Exception:
+            except Exception:  # noqa: BLE001, S110 - closing at unload is best effort
                 pass
         self._sessions.clear()

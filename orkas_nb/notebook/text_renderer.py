@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..core.events import RunEvent, RunResult
 from .output import Slot
@@ -38,7 +39,7 @@ class TextRenderer:
         self,
         slot: Slot,
         *,
-        transcript: Callable[[RunResult], "tuple[dict[str, Any], dict[str, Any]] | None"] | None = None,
+        transcript: Callable[[RunResult], tuple[dict[str, Any], dict[str, Any]] | None] | None = None,
         interval: float = 0.1,
         background: bool = False,
     ) -> None:

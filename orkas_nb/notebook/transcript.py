@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import platform
 import time
-from typing import Annotated, Any, Callable, Literal, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,9 +30,20 @@ RESULT_CHARS = 4000  # per tool result kept in the saved notebook; the session f
 ARGUMENT_CHARS = 2000
 
 __all__ = [
-    "TRANSCRIPT_MIME", "SCHEMA_VERSION", "Transcript", "TranscriptBuilder", "TUser",
-    "TAssistant", "TToolResult", "TToolCall", "TUsage", "TStats", "TNotice", "TError",
-    "Provenance", "transcript_json_schema",
+    "SCHEMA_VERSION",
+    "TRANSCRIPT_MIME",
+    "Provenance",
+    "TAssistant",
+    "TError",
+    "TNotice",
+    "TStats",
+    "TToolCall",
+    "TToolResult",
+    "TUsage",
+    "TUser",
+    "Transcript",
+    "TranscriptBuilder",
+    "transcript_json_schema",
 ]
 
 
@@ -83,7 +95,7 @@ class TToolResult(_Model):
     output_files: list[str] = Field(default_factory=list)
 
 
-TMessage = Annotated[Union[TUser, TAssistant, TToolResult], Field(discriminator="role")]
+TMessage = Annotated[TUser | TAssistant | TToolResult, Field(discriminator="role")]
 
 
 class TStats(_Model):
@@ -260,7 +272,11 @@ def convert_messages(messages: Sequence[Any], durations: dict[str, float] | None
                      files: dict[str, list[str]] | None = None) -> list[Any]:
     """Core messages → transcript messages (thinking signatures and image data stay out)."""
     from ..core.messages import (
-        AssistantMessage, ImageBlock, ThinkingBlock, ToolResultMessage, UserMessage,
+        AssistantMessage,
+        ImageBlock,
+        ThinkingBlock,
+        ToolResultMessage,
+        UserMessage,
     )
 
     durations = durations or {}

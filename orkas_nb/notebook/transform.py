@@ -10,7 +10,8 @@ runs, as a task on the loop) when top-level await is off: ``Agent.top_level_awai
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 MAGIC = "%%agent"
 _CALL = "await __import__('orkas_nb.notebook.run', fromlist=['run_cell']).run_cell({line!r}, {body!r})\n"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -44,6 +44,6 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def kernel(ws: Path) -> Iterator[Kernel]:
     # The magic's tests read the text view; the widget and run views have their own suites.
-    with Kernel(ws, env={"ORKAS_RENDERER": "text"}) as k:
+    with Kernel(ws, env={"ORKAS_RENDERER": "text", "OPENROUTER_API_KEY": "sk-test-not-a-real-key"}) as k:
         k.run(SETUP)
         yield k

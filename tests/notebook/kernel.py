@@ -12,9 +12,10 @@ import os
 import queue
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from jupyter_client.manager import KernelManager
 
@@ -68,7 +69,7 @@ class Kernel:
 
     # -- lifecycle ------------------------------------------------------------------------------
 
-    def start(self) -> "Kernel":
+    def start(self) -> Kernel:
         self.km.start_kernel(cwd=self.cwd, env=self.env)
         self.kc = self.km.client()
         self.kc.start_channels()
@@ -103,7 +104,7 @@ class Kernel:
         self.kc.stop_channels()
         self.km.cleanup_resources()
 
-    def __enter__(self) -> "Kernel":
+    def __enter__(self) -> Kernel:  # noqa: PYI034
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -17,9 +17,9 @@ from .kernel import REPO
 pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 
 CELLS = [
-    "%load_ext orkas_nb\nfrom orkas_nb.testing import ScriptedModel, reply, call\n"
-    "model = ScriptedModel([reply('Let me look.', call('read_file', path='notes.md')),\n"
-    "                       reply('The notes say **ship on Friday**.')])",
+    ("%load_ext orkas_nb\nfrom orkas_nb.testing import ScriptedModel, reply, call\n"
+     "model = ScriptedModel([reply('Let me look.', call('read_file', path='notes.md')),\n"
+     "                       reply('The notes say **ship on Friday**.')])"),
     "%%agent -m $model\nWhat do the notes say?",
 ]
 

@@ -7,12 +7,23 @@ from pathlib import Path
 
 from orkas_nb.core.events import RunResult, ToolEnd, Warning
 from orkas_nb.core.messages import (
-    AssistantMessage, ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage,
-    Usage, user_message,
+    AssistantMessage,
+    ImageBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    Usage,
+    user_message,
 )
 from orkas_nb.notebook.render import RunInfo
 from orkas_nb.notebook.transcript import (
-    RESULT_CHARS, TRANSCRIPT_MIME, Provenance, Transcript, TranscriptBuilder, transcript_json_schema,
+    RESULT_CHARS,
+    TRANSCRIPT_MIME,
+    Provenance,
+    Transcript,
+    TranscriptBuilder,
+    transcript_json_schema,
 )
 
 SCHEMA = Path(__file__).with_name("transcript.schema.json")
