@@ -40,7 +40,9 @@ def result_of(k: WidgetKernel, call: str) -> dict:
 @pytest.fixture(scope="module")
 def tools_kernel(kernel: WidgetKernel) -> WidgetKernel:
     kernel.run(TOOLS)
-    kernel.run("grid = np.arange(12.0).reshape(3, 4)\nconfig = {'alpha': 1, 'nested': {'k': [1, 2, 3]}}\n"
+    kernel.run("import pandas as pd\n"
+               "frame = pd.DataFrame({'month': ['Jan', 'Feb', 'Mar'] * 10, 'revenue': range(30)})\n"
+               "grid = np.arange(12.0).reshape(3, 4)\nconfig = {'alpha': 1, 'nested': {'k': [1, 2, 3]}}\n"
                "story = 'x' * 50_000\nclass Box: pass\nbox = Box(); box.inner = {'deep': 1}")
     return kernel
 
@@ -51,6 +53,7 @@ def test_list_variables_shows_shapes_and_sizes_not_internals(tools_kernel: Widge
     assert lines["grid"] == "grid | numpy.ndarray | 3×4 | 96 B"
     assert lines["config"].startswith("config | dict | len 2 | ")
     assert "story" in lines and "len 50000" in lines["story"]
+    assert lines["frame"].startswith("frame | pandas.DataFrame | 30×2 | ")
     for hidden in ("np", "In", "Out", "get_ipython", "exit", "_r"):
         assert hidden not in lines
 
@@ -59,6 +62,13 @@ def test_inspect_previews_are_capped_and_never_evaluate(tools_kernel: WidgetKern
     r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='grid')")
     assert r["text"].startswith("numpy.ndarray, shape 3×4, 96 B\ndtype float64")
     assert "min 0.0, max 11.0, mean 5.5" in r["text"]
+    r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='frame')")
+    assert r["text"].startswith("pandas.DataFrame, shape 30×2, ")
+    assert "month: object" in r["text"] or "month: str" in r["text"]
+    assert "revenue: int64" in r["text"] and "first rows:" in r["text"]
+    assert len(r["text"].splitlines()) < 20  # the head, not the 30 rows
+    r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='frame.revenue')")
+    assert r["text"].startswith("pandas.Series, shape 30, ") and "dtype int64" in r["text"]
     r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='story', max_chars=500)")
     assert len(r["text"]) < 600 and "more chars" in r["text"]
     r = result_of(tools_kernel, "use(KT, 'inspect_variable', name='box.inner')")
