@@ -242,3 +242,42 @@ def test_allowed_folders_reach_the_workspace_tools(kernel: Kernel, ws: Path) -> 
     assert after.status == "ok" and "the sky is green" in after.text
     home = kernel.run("%agent allow ~", allow_error=True).stream("stderr")
     assert home.startswith("UsageError: ") and "whole home folder" in home
+
+
+def test_the_approval_policy_asks_denies_or_allows_in_a_real_kernel(kernel: Kernel, ws: Path) -> None:
+    def scratch() -> Path:
+        folder = ws / "scratch"
+        folder.mkdir(exist_ok=True)
+        (folder / "x.txt").write_text("x")
+        return folder
+
+    def run(answer: str | None, allow_stdin: bool = True) -> tuple[str, list[str]]:
+        kernel.run('m = ScriptedModel([reply("", call("bash", command="rm -r scratch")), reply("ok")])')
+        asked: list[str] = []
+
+        def on_stdin(request: dict) -> str:
+            asked.append(request["prompt"])
+            return answer or ""
+
+        cell = kernel.send("%%agent -m $m -s approvals\nclean up", allow_stdin=allow_stdin)
+        kernel.pump(lambda: cell.done, 60, "the run", on_stdin=on_stdin)
+        assert cell.status == "ok", cell.outputs
+        result = Transcript.model_validate(kernel.transcript(cell)).messages[2]
+        denied = result.status != "ok" and "Denied, nothing was run" in result.text
+        return ("denied" if denied else result.status), asked
+
+    folder = scratch()
+    status, asked = run("d")
+    assert status == "denied" and folder.exists() and len(asked) == 1
+    assert "destructive_delete" in asked[0] and "rm -r scratch" in asked[0]
+    status, asked = run(None, allow_stdin=False)  # nbclient / nbconvert: nobody to ask
+    assert status == "denied" and folder.exists() and asked == []
+    status, asked = run("o")
+    assert status == "ok" and not folder.exists()
+    scratch()
+    kernel.run("%config Agent.allow = ['destructive_delete']")
+    try:
+        status, asked = run(None, allow_stdin=False)
+        assert status == "ok" and not folder.exists() and asked == []
+    finally:
+        kernel.run("%config Agent.allow = []")
