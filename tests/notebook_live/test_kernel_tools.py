@@ -116,3 +116,13 @@ def test_propose_cell_sets_the_next_input_and_tells_the_model_when(tools_kernel:
     assert {"source": "set_next_input", "text": "df.describe()", "replace": False} in payloads
     tools_kernel.run("assert 'only when the whole %%agent cell has finished' in _r['text']\n"
                      "assert 'only when the whole' in KT['propose_cell'].description")
+
+
+def test_run_python_plots_appear_in_the_cell(tools_kernel: WidgetKernel) -> None:
+    tools_kernel.run("%matplotlib inline")
+    code = "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title('trend')"
+    ex = tools_kernel.run(f"_r = await use(KT, 'run_python', code={code!r})")
+    images = [o["data"] for o in ex.outputs if o["msg_type"] == "display_data" and "image/png" in o["data"]]
+    assert len(images) == 1 and len(images[0]["image/png"]) > 1000
+    r = result_of(tools_kernel, "asyncio.sleep(0, _r)")
+    assert "image/png shown in the cell" in r["text"] and not r["error"]
