@@ -19,13 +19,16 @@ user objects, matplotlib and signal handlers expect it.
 from __future__ import annotations
 
 import ast
+import asyncio
 import io
 import reprlib
+import signal
 import sys
+import threading
 import traceback
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from types import ModuleType
-from typing import Any
+from typing import Any, Iterator
 
 from ..harness.tools import FunctionTool, Tool, ToolContext, ToolOutput
 from ..tools.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
@@ -188,8 +191,13 @@ class _Tee(io.TextIOBase):
         self.target.flush()
 
 
-async def execute_in_kernel(shell: Any, code: str) -> ToolOutput:
-    """Run code in the user namespace like a cell: magics, top-level await, last value shown."""
+async def execute_in_kernel(shell: Any, code: str, abort: Any = None) -> ToolOutput:
+    """Run code in the user namespace like a cell: magics, top-level await, last value shown.
+
+    The kernel's interrupt stops code that runs synchronously (a loop, a long computation),
+    as in a cell of the user's; it then stops the run too (``abort``), since that is what the
+    user asked for.
+    """
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
     shown: list[str] = []
 
@@ -210,6 +218,10 @@ async def execute_in_kernel(shell: Any, code: str) -> ToolOutput:
         with redirect_stdout(out), redirect_stderr(err):
             try:
                 value = await _exec(shell, shell.transform_cell(code))
+            except KeyboardInterrupt:
+                error = "KeyboardInterrupt: the user interrupted the kernel; the run stops"
+                if abort is not None:
+                    abort.abort("interrupted by the user (kernel interrupt)")
             except Exception as exc:
                 error = _short_traceback(exc)
             if value is not None:
@@ -241,15 +253,36 @@ async def _exec(shell: Any, source: str) -> Any:
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     ns = shell.user_ns
     if tree.body:
-        result = eval(compile(tree, "<agent>", "exec", flags=flags), ns)  # noqa: S307 - consented
+        with _interruptible():
+            result = eval(compile(tree, "<agent>", "exec", flags=flags), ns)  # noqa: S307 - consented
         if hasattr(result, "__await__"):
             await result
     if last is None:
         return None
-    value = eval(compile(ast.Expression(last.value), "<agent>", "eval", flags=flags), ns)  # noqa: S307
+    with _interruptible():
+        value = eval(compile(ast.Expression(last.value), "<agent>", "eval", flags=flags), ns)  # noqa: S307
     if hasattr(value, "__await__") and _has_await(last):
         value = await value
     return value
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in synchronous code again, for as long as it runs.
+
+    An awaited cell's SIGINT handler (ipykernel) only schedules a cancellation on the loop,
+    which a busy main thread never reaches: without this, ``while True: pass`` in the agent's
+    code could not be interrupted. Never held across an ``await``: the loop itself must not
+    see a KeyboardInterrupt.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _has_await(node: ast.AST) -> bool:
@@ -320,7 +353,10 @@ def kernel_tools(
             return ToolOutput(text="Denied: the user did not consent, so nothing was run. "
                                    "Ask them, or propose the code with propose_cell instead.",
                               is_error=True)
-        return await execute_in_kernel(get_shell(), code)
+        # Let the views draw this call before code that may hold the loop for a long time.
+        for _ in range(3):
+            await asyncio.sleep(0)
+        return await execute_in_kernel(get_shell(), code, ctx.abort)
 
     def propose_cell(code: str) -> str:
         """Put code into a new cell below, for the user to review and run.

@@ -126,3 +126,28 @@ def test_run_python_plots_appear_in_the_cell(tools_kernel: WidgetKernel) -> None
     assert len(images) == 1 and len(images[0]["image/png"]) > 1000
     r = result_of(tools_kernel, "asyncio.sleep(0, _r)")
     assert "image/png shown in the cell" in r["text"] and not r["error"]
+
+
+def test_the_kernel_interrupt_stops_busy_agent_code_and_the_run(tools_kernel: WidgetKernel) -> None:
+    import time
+
+    tools_kernel.run(r'''
+from orkas_nb.tools.approval import allow_all
+model = ScriptedModel([reply("Spinning.", call("run_python", code="n = 0\nwhile True:\n    n += 1")),
+                       reply("never asked")])
+agent = Agent(model, tools=kernel_tools(approver=allow_all), default_tools=False)
+''')
+    ex = tools_kernel.start("result, view = await drive(agent, 'spin')")
+    tools_kernel.pump(lambda: any(c.state.get("titles", ("",))[0].startswith("⏳ run_python")
+                                  for c in tools_kernel.find("orkas-tool")), timeout=30, what="run_python")
+    time.sleep(0.3)  # let the loop spin
+    sent = time.monotonic()
+    tools_kernel.interrupt()
+    tools_kernel.wait(ex, timeout=10)
+    assert ex.idle_at - sent < 1.0
+    tools_kernel.run(r'''
+assert result.stop_reason == "cancelled", result
+assert n > 0 and len(model.requests) == 1
+from orkas_nb.harness.repair import open_calls
+assert open_calls(agent.messages) == [] and "KeyboardInterrupt" in agent.messages[2].text
+''')
