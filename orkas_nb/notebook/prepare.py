@@ -99,23 +99,32 @@ def _namespace_tools(user_ns: dict[str, Any]) -> list[Any]:
     return list(found.values())
 
 
-def _tools(state: Any, opts: CellOptions, services: dict[str, Any], approver: Any) -> list[Any]:
+def _tools(state: Any, opts: CellOptions, session: str, services: dict[str, Any]) -> list[Any]:
     """Workspace tools (with the allowed folders), registered extras (kernel tools), then the
-    notebook's own @tool functions; a later tool replaces an earlier one of the same name."""
+    notebook's own @tool functions; a later tool replaces an earlier one of the same name.
+
+    The built tools are kept per session and folder set: building them (a schema per tool) is
+    most of a cell's cost before the model is asked, and their read ledger then spans the
+    session's cells, as it would for one long-lived agent. The run's approver reaches them
+    through ``services`` at call time, so a kept tool asks the current run's approver.
+    """
     from . import plugins
 
     if opts.no_tools:
         return []
     config, shell = state.config, state.shell
-    found: list[Any] = []
-    if config.workspace_tools:
-        from ..tools import default_tools
+    key = (session, str(state.workspace), tuple(state.all_allowed_paths()), config.workspace_tools)
+    found = state.tools.get(key)
+    if found is None:
+        found = []
+        if config.workspace_tools:
+            from ..tools import default_tools
 
-        found += default_tools(state.workspace, services, allowed_paths=state.all_allowed_paths(),
-                               approver=approver)
-    found += plugins.extra_tools(shell, services)
+            found += default_tools(state.workspace, services, allowed_paths=state.all_allowed_paths())
+        found += plugins.extra_tools(shell, services)
+        state.tools[key] = found
     if config.namespace_tools:
-        found += _namespace_tools(shell.user_ns)
+        found = found + _namespace_tools(shell.user_ns)
     return list({t.name: t for t in found}.values())
 
 
@@ -159,7 +168,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
     services: dict[str, Any] = {"approver": approver, "allowed_paths": state.all_allowed_paths(),
                                 "shell": shell}
     try:
-        tools = _tools(state, opts, services, approver)
+        tools = _tools(state, opts, name, services)
         session = state.open_session(name)
         model_name = None
         if isinstance(model, str):

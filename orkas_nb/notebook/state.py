@@ -58,6 +58,7 @@ class NotebookState:
         self.active: ActiveRun | None = None
         self.last: ActiveRun | None = None
         self._providers: dict[str, tuple[Any, str]] = {}
+        self.tools: dict[tuple[Any, ...], list[Any]] = {}  # built tools, see prepare._tools
 
     # -- where ------------------------------------------------------------------------------
 
@@ -97,8 +98,10 @@ class NotebookState:
         return hit
 
     def forget_providers(self) -> None:
-        """A fresh conversation starts its models afresh (a cassette from its first call)."""
+        """A fresh conversation starts its models (a cassette from its first call) and its
+        tools (what was read) afresh."""
         self._providers.clear()
+        self.tools.clear()
 
     # -- sessions ---------------------------------------------------------------------------
 
