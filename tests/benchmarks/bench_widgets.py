@@ -126,8 +126,9 @@ def main() -> None:
             for view, r in rows.items():
                 over = r["cpu"] - floor
                 label = {"none": "engine only", "text": "text view", "live": "live view"}[view]
+                text_rate = f"{r['text_s']:.1f}" if view == "live" else "-"
                 print(f"  {label:<12}{r['wall']:>8.2f}{r['cpu']:>14.3f}{over:>+12.3f}"
-                      f"{r['msgs']:>7}{r['msgs_s']:>9.1f}{r['text_s']:>12.1f}{r['kb']:>9.0f}")
+                      f"{r['msgs']:>7}{r['msgs_s']:>9.1f}{text_rate:>12}{r['kb']:>9.0f}")
             live, text = rows["live"], rows["text"]
             print(f"  live/engine CPU ratio {live['cpu'] / max(floor, 1e-9):.2f}x; "
                   f"live/text CPU ratio {live['cpu'] / max(text['cpu'], 1e-9):.2f}x\n")
