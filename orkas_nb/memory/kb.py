@@ -23,7 +23,7 @@ from .embedders import Embedder
 from .fusion import rrf
 from .ingest import Unreadable, read_text, sha256, walk
 from .models import DocumentInfo, IngestReport, SearchHit, SourceInfo
-from .store import SqliteStore
+from .store import PendingDocument, SqliteStore
 
 Mode = Literal["hybrid", "text", "vector"]
 
@@ -35,12 +35,15 @@ class KBSettings(BaseModel):
     overlap_lines: int = 2
     rrf_k: float = 60.0
     vector_weight: float = 1.0
-    text_weight: float = 1.0
+    text_weight: float = 0.8  # semantic first: the vector list weighs more
     min_similarity: float = 0.2
     min_bm25: float = 0.0
     pool: int = 50
     max_file_bytes: int = 20_000_000
     embed_batch: int = 256
+    feedback_passages: int = 3  # vector-side pseudo-relevance feedback; 0 turns it off
+    feedback_weight: float = 1.0
+    batch_bytes: int = 4_000_000  # documents written per transaction, by size
 
 
 class KnowledgeBase:
@@ -58,6 +61,8 @@ class KnowledgeBase:
         self.store = store
         self.embedder = embedder
         self.settings = settings or KBSettings()
+        self._pending: list[PendingDocument] = []
+        self._pending_bytes = 0
         if embedder is not None:
             store.use_embedder(embedder.id)
 
@@ -170,6 +175,11 @@ class KnowledgeBase:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _flush(self) -> None:
+        self.store.write_documents(self._pending)
+        self._pending = []
+        self._pending_bytes = 0
+
     def _sync_one(self, source_id: int, key: str, report: IngestReport) -> None:
         root = self._abs(key)
         known = {str(d[1]): d for d in self.store.documents(source_id)}
@@ -181,6 +191,9 @@ class KnowledgeBase:
                     continue
                 seen.add(doc_key)
                 self._ingest_file(source_id, doc_key, state, known.get(doc_key), report)
+                if self._pending_bytes >= self.settings.batch_bytes:
+                    self._flush()
+        self._flush()
         gone = [k for k in known if k not in seen]
         if gone:
             self.store.delete_documents(gone)
@@ -215,9 +228,10 @@ class KnowledgeBase:
             text, max_chars=self.settings.chunk_chars, overlap_lines=self.settings.overlap_lines
         )
         owner = int(record[2]) if record is not None else source_id
-        self.store.replace_document(
+        self._pending.append(PendingDocument(
             doc_key, owner, state.size, state.mtime_ns, digest, chunks, heading=_heading(text)
-        )
+        ))
+        self._pending_bytes += len(data) + 200
         (report.updated if record is not None else report.added).append(doc_key)
         report.chunks_written += len(chunks)
         report.bytes_read += len(data)
@@ -251,11 +265,18 @@ class KnowledgeBase:
         vector_hits: list[tuple[int, float]] = []
         if use_vec:
             assert self.embedder is not None
-            vector_hits = self.store.vector_search(self.embedder.embed([query])[0], pool)
-        fused = rrf(
-            text_hits, vector_hits, text_weight=s.text_weight, vector_weight=s.vector_weight,
-            k=s.rrf_k, min_similarity=s.min_similarity, min_bm25=s.min_bm25,
-        )
+            qvec = self.embedder.embed([query])[0]
+            vector_hits = self.store.vector_search(qvec, pool)
+        fused = self._fuse(text_hits, vector_hits)
+        if use_vec and text_hits and s.feedback_passages > 0 and fused:
+            # Pseudo-relevance feedback (Rocchio) on the vector side: move the query vector
+            # toward the passages both lists agree on, search again, fuse again.
+            top = [f.chunk_id for f in fused[: s.feedback_passages]]
+            centre = self.store.chunk_vectors(top)
+            if len(centre):
+                moved = _unit(qvec) + s.feedback_weight * centre.mean(axis=0)
+                vector_hits = self.store.vector_search(moved, pool)
+                fused = self._fuse(text_hits, vector_hits)
         details = self.store.chunk_details([f.chunk_id for f in fused[: 4 * k + 10]])
         hits: list[SearchHit] = []
         seen: set[tuple[str, int]] = set()
@@ -273,6 +294,13 @@ class KnowledgeBase:
                 break
         return hits
 
+    def _fuse(self, text_hits: list[tuple[int, float]], vector_hits: list[tuple[int, float]]):  # type: ignore[no-untyped-def]
+        s = self.settings
+        return rrf(
+            text_hits, vector_hits, text_weight=s.text_weight, vector_weight=s.vector_weight,
+            k=s.rrf_k, min_similarity=s.min_similarity, min_bm25=s.min_bm25,
+        )
+
     def stats(self) -> dict[str, int]:
         return self.store.counts()
 
@@ -284,6 +312,14 @@ class KnowledgeBase:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _unit(vector):  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    v = np.asarray(vector, dtype=np.float32)
+    n = float(np.linalg.norm(v))
+    return v / n if n else v
 
 
 def _heading(text: str, limit: int = 200) -> str:

@@ -12,6 +12,7 @@ and in-memory caches know when to reload. The file uses WAL journaling.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -47,6 +48,20 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id);
 )
 
 
+@dataclass
+class PendingDocument:
+    """A document ready to be written: its record, chunks and (optional) vectors."""
+
+    path: str
+    source_id: int
+    size: int
+    mtime_ns: int
+    sha256: str
+    chunks: list[Chunk]
+    heading: str = ""
+    vectors: "np.ndarray | None" = None
+
+
 class SqliteStore:
     """Sources, documents, chunks and both indexes in one database."""
 
@@ -67,6 +82,7 @@ class SqliteStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
+        self.db.execute("PRAGMA cache_size=-32768")  # 32 MiB: FTS5 segment merges stay in memory
         self.db.script(_SCHEMA)
         with self.db.transaction():
             self.db.execute(
@@ -158,36 +174,53 @@ class SqliteStore:
         vectors: "np.ndarray | None" = None,
         heading: str = "",
     ) -> None:
-        """Write (or rewrite) one document and its chunks atomically.
+        """Write (or rewrite) one document and its chunks atomically."""
+        self.write_documents(
+            [PendingDocument(path, source_id, size, mtime_ns, sha256, chunks, heading, vectors)]
+        )
 
-        ``heading`` (the document's first line) is indexed with every chunk that does not
-        contain it, so a passage deep in a document still matches its title.
+    def write_documents(self, docs: list["PendingDocument"]) -> None:
+        """Write (or rewrite) documents and their chunks in one transaction.
+
+        A document's ``heading`` (its first line) is indexed with each of its chunks that does
+        not start at line 1, so a passage deep in a document still matches its title.
         """
+        if not docs:
+            return
         with self.db.transaction():
-            old = self.db.one("SELECT id FROM documents WHERE path = ?", (path,))
-            if old is not None:
-                self._delete_chunks(int(old[0]))
-                self.db.execute("DELETE FROM documents WHERE id = ?", (old[0],))
-            self.db.execute(
-                "INSERT INTO documents(path, source_id, size, mtime_ns, sha256, chunks, indexed_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (path, source_id, size, mtime_ns, sha256, len(chunks), time.time()),
-            )
-            doc_id = int(self.db.one("SELECT last_insert_rowid()")[0])  # type: ignore[index]
             start = int(self.db.one("SELECT coalesce(max(id), 0) FROM chunks")[0]) + 1  # type: ignore[index]
-            ids = list(range(start, start + len(chunks)))
+            chunk_rows: list[tuple[int, int, int, int]] = []
+            text_rows: list[tuple[int, str, str]] = []
+            vector_rows: list[tuple[int, bytes, bytes]] = []
+            for doc in docs:
+                old = self.db.one("SELECT id FROM documents WHERE path = ?", (doc.path,))
+                if old is not None:
+                    self._delete_chunks(int(old[0]))
+                    self.db.execute("DELETE FROM documents WHERE id = ?", (old[0],))
+                self.db.execute(
+                    "INSERT INTO documents(path, source_id, size, mtime_ns, sha256, chunks, "
+                    "indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (doc.path, doc.source_id, doc.size, doc.mtime_ns, doc.sha256,
+                     len(doc.chunks), time.time()),
+                )
+                doc_id = int(self.db.one("SELECT last_insert_rowid()")[0])  # type: ignore[index]
+                ids = list(range(start, start + len(doc.chunks)))
+                start += len(doc.chunks)
+                for i, c in zip(ids, doc.chunks):
+                    chunk_rows.append((i, doc_id, c.start_line, c.end_line))
+                    text_rows.append((i, c.text, "" if c.start_line == 1 else doc.heading))
+                if doc.vectors is not None and ids:
+                    vector_rows.extend(self.vectors.rows(ids, doc.vectors))
             self.db.executemany(
                 "INSERT INTO chunks(id, doc_id, start_line, end_line) VALUES (?, ?, ?, ?)",
-                [(i, doc_id, c.start_line, c.end_line) for i, c in zip(ids, chunks)],
+                chunk_rows,
             )
             self.db.executemany(
-                "INSERT INTO chunk_text(rowid, text, heading) VALUES (?, ?, ?)",
-                [(i, c.text, "" if c.start_line == 1 else heading) for i, c in zip(ids, chunks)],
+                "INSERT INTO chunk_text(rowid, text, heading) VALUES (?, ?, ?)", text_rows
             )
-            if vectors is not None and len(ids):
+            if vector_rows:
                 self.db.executemany(
-                    "INSERT INTO vectors(chunk_id, bits, embedding) VALUES (?, ?, ?)",
-                    self.vectors.rows(ids, vectors),
+                    "INSERT INTO vectors(chunk_id, bits, embedding) VALUES (?, ?, ?)", vector_rows
                 )
             self._bump()
 
@@ -249,6 +282,17 @@ class SqliteStore:
             "chunks": n("SELECT count(*) FROM chunks"),
             "vectors": n("SELECT count(*) FROM vectors"),
         }
+
+    def chunk_vectors(self, ids: list[int]) -> "np.ndarray":
+        """The stored (unit) vectors of these chunks, in no particular order."""
+        import numpy as np
+
+        rows = self.db.execute(
+            f"SELECT embedding FROM vectors WHERE chunk_id IN ({','.join(map(str, ids))})"
+        ) if ids else []
+        if not rows:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(len(rows), -1)
 
     def chunk_details(self, ids: list[int]) -> dict[int, tuple[str, int, int, str]]:
         """chunk id -> (document path, start line, end line, text)."""

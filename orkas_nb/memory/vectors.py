@@ -6,12 +6,14 @@ machine, sqlite-vec's ``vec0`` KNN scans take ~50 ms for float and for bit vecto
 search is done in two stages instead:
 
 1. Hamming distance between the query's sign bits and every chunk's, over a packed NumPy array
-   held in memory (4.8 MB at 100,000 chunks; ~3 ms), keeping the ``candidates`` nearest;
+   held in memory (4.8 MB at 100,000 chunks; ~3 ms), keeping the ``min_candidates`` nearest
+   (at least ten times the list asked for);
 2. exact cosine distance for those candidates only, computed in SQL by sqlite-vec's
    ``vec_distance_cosine`` (or by NumPy when the driver could not load sqlite-vec).
 
-Up to ``exact_limit`` chunks every chunk is a candidate, so small knowledge bases are searched
-exactly. The in-memory bits are reloaded when the index generation changes.
+Up to ``exact_limit`` chunks (20,000: 30 MB of float32) the vectors themselves are held in
+memory and searched exactly by one matrix product. The in-memory copy (bits or vectors) is
+reloaded when the index generation changes.
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ class VectorIndex:
         self.min_candidates = min_candidates
         self._generation = -1
         self._ids: Any = None
-        self._words: Any = None  # packed bits viewed as uint64 words (or uint8 when not /8)
+        self._words: Any = None  # packed sign bits viewed as uint64 words (uint8 when not /8)
+        self._matrix: Any = None  # the float vectors themselves, for small indexes only
 
     def rows(self, chunk_ids: list[int], matrix: "np.ndarray") -> list[tuple[int, bytes, bytes]]:
         """Rows to insert for these chunks (vectors normalised here)."""
@@ -74,62 +77,75 @@ class VectorIndex:
 
         if self._generation == generation:
             return
-        rows = self.db.execute("SELECT chunk_id, bits FROM vectors ORDER BY chunk_id")
+        total_row = self.db.one("SELECT count(*) FROM vectors")
+        total = int(total_row[0]) if total_row else 0
+        small = total <= self.exact_limit
+        column = "embedding" if small else "bits"
+        rows = self.db.execute(f"SELECT chunk_id, {column} FROM vectors ORDER BY chunk_id")
         self._ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        if rows:
+        self._matrix = self._words = None
+        if rows and small:
+            flat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+            self._matrix = flat.reshape(len(rows), -1)
+        elif rows:
             width = len(rows[0][1])
             packed = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.uint8)
             packed = packed.reshape(len(rows), width)
             self._words = packed.view(np.uint64) if width % 8 == 0 else packed
-        else:
-            self._words = np.zeros((0, 1), dtype=np.uint64)
         self._generation = generation
 
     def count(self, generation: int) -> int:
         self._load(generation)
         return int(self._ids.shape[0])
 
-    def candidates(self, query: "np.ndarray", pool: int, generation: int) -> list[int]:
-        """Chunk ids to score exactly: all of them for a small index, else the Hamming-nearest."""
-        import numpy as np
-
-        self._load(generation)
-        total = self._ids.shape[0]
-        wanted = max(self.min_candidates, 10 * pool)
-        if total <= max(self.exact_limit, wanted):
-            return [int(i) for i in self._ids]
-        qbits = sign_bits(query[None, :])[0]
-        qwords = qbits.view(self._words.dtype)
-        distance = np.bitwise_count(self._words ^ qwords).sum(axis=1, dtype=np.int32)
-        nearest = np.argpartition(distance, wanted)[:wanted]
-        return [int(i) for i in self._ids[nearest]]
-
     def search(self, vector: Any, limit: int, generation: int) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) best first."""
         import numpy as np
 
-        if limit <= 0:
+        self._load(generation)
+        if limit <= 0 or self._ids.shape[0] == 0:
             return []
         query = normalise(vector)[0]
-        ids = self.candidates(query, limit, generation)
-        if not ids:
-            return []
-        if self.db.has_vec and len(ids) >= self._ids.shape[0]:
-            rows = self.db.execute(
-                "SELECT chunk_id, 1.0 - vec_distance_cosine(embedding, ?) AS s FROM vectors "
-                "ORDER BY s DESC LIMIT ?",
-                (query.tobytes(), limit),
-            )
-            return [(int(c), float(s)) for c, s in rows]
+        if self._matrix is not None:  # small index: exact, in memory
+            if self._matrix.shape[1] != query.shape[0]:
+                raise ValueError(
+                    f"query has {query.shape[0]} dimensions, the index {self._matrix.shape[1]}"
+                )
+            scores = self._matrix @ query
+            top = min(limit, scores.shape[0])
+            best = np.argpartition(-scores, top - 1)[:top]
+            best = best[np.argsort(-scores[best], kind="stable")]
+            return [(int(self._ids[i]), float(scores[i])) for i in best]
+        return self._rescore(self._candidates(query, limit), query, limit)
+
+    def _candidates(self, query: "np.ndarray", pool: int) -> list[int]:
+        """The Hamming-nearest chunk ids (by sign bits) to score exactly."""
+        import numpy as np
+
+        wanted = min(self._ids.shape[0], max(self.min_candidates, 10 * pool))
+        qbits = sign_bits(query[None, :])[0]
+        if qbits.nbytes != self._words.shape[1] * self._words.itemsize:
+            raise ValueError(f"query has {query.shape[0]} dimensions; the index has other vectors")
+        qwords = qbits.view(self._words.dtype)
+        distance = np.bitwise_count(self._words ^ qwords).sum(axis=1, dtype=np.int32)
+        if wanted < distance.shape[0]:
+            nearest = np.argpartition(distance, wanted)[:wanted]
+        else:
+            nearest = np.arange(distance.shape[0])
+        return [int(i) for i in self._ids[nearest]]
+
+    def _rescore(self, ids: list[int], query: "np.ndarray", limit: int) -> list[tuple[int, float]]:
+        import numpy as np
+
+        marks = ",".join(map(str, ids))
         if self.db.has_vec:
             rows = self.db.execute(
                 "SELECT chunk_id, 1.0 - vec_distance_cosine(embedding, ?) AS s FROM vectors "
-                f"WHERE chunk_id IN ({','.join(map(str, ids))}) ORDER BY s DESC LIMIT ?",
+                f"WHERE chunk_id IN ({marks}) ORDER BY s DESC LIMIT ?",
                 (query.tobytes(), limit),
             )
             return [(int(c), float(s)) for c, s in rows]
-        where = "" if len(ids) >= self._ids.shape[0] else f"WHERE chunk_id IN ({','.join(map(str, ids))})"
-        rows = self.db.execute(f"SELECT chunk_id, embedding FROM vectors {where}")
+        rows = self.db.execute(f"SELECT chunk_id, embedding FROM vectors WHERE chunk_id IN ({marks})")
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
         scores = matrix.reshape(len(rows), -1) @ query
         order = np.argsort(-scores, kind="stable")[:limit]

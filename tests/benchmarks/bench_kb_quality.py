@@ -129,14 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"hybrid / best single (nDCG@10): {results['hybrid'][0] / best_single:.3f}")
     if args.grid:
         base = kb.settings
-        for vw in (1.0, 1.5):
-            for tw in (0.5, 0.8, 1.0):
-                for rk in (10.0, 30.0, 60.0):
-                    for ms in (0.0, 0.2, 0.3):
-                        kb.settings = base.model_copy(update=dict(
-                            vector_weight=vw, text_weight=tw, rrf_k=rk, min_similarity=ms))
-                        n, r = evaluate(kb, queries, qrels, "hybrid")
-                        print(f"grid vw={vw} tw={tw} k={rk} min_sim={ms}: nDCG {n:.4f} R {r:.4f}")
+        for fp in (0, 2, 3, 4):
+            for tw in (0.6, 0.8, 1.0):
+                for rk in (30.0, 60.0):
+                    kb.settings = base.model_copy(
+                        update={"feedback_passages": fp, "text_weight": tw, "rrf_k": rk}
+                    )
+                    n, r = evaluate(kb, queries, qrels, "hybrid")
+                    print(f"grid feedback={fp} text_weight={tw} rrf_k={rk}: nDCG {n:.4f} R {r:.4f}")
         kb.settings = base
     kb.close()
     return 0

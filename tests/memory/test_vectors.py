@@ -30,7 +30,7 @@ def _exact(matrix: np.ndarray, ids: list[int], q: np.ndarray, k: int) -> list[in
     return [ids[i] for i in np.argsort(-scores)[:k]]
 
 
-def test_small_index_is_searched_exactly_by_sqlite_vec() -> None:
+def test_small_index_is_searched_exactly_in_memory() -> None:
     store = SqliteStore(":memory:")
     assert store.db.has_vec
     x, centres = _clustered(500, 32)
@@ -42,13 +42,16 @@ def test_small_index_is_searched_exactly_by_sqlite_vec() -> None:
 
 def test_sqlite_vec_and_numpy_rescoring_agree() -> None:
     x, centres = _clustered(300, 48, seed=3)
-    with_vec = SqliteStore(":memory:")
-    plain = SqliteStore(":memory:")
+    # exact_limit=0: the prefilter path, every chunk a candidate, rescored by each engine
+    with_vec = SqliteStore(":memory:", exact_limit=0)
+    plain = SqliteStore(":memory:", exact_limit=0)
     plain.db.vec_version = None  # force the NumPy path on the same data
     _fill(with_vec, x)
     _fill(plain, x)
+    ids = [int(r[0]) for r in with_vec.db.execute("SELECT id FROM chunks ORDER BY id")]
     for q in centres[:5]:
         a = with_vec.vector_search(q, 8)
+        assert [c for c, _ in a] == _exact(x, ids, q, 8)
         b = plain.vector_search(q, 8)
         assert [c for c, _ in a] == [c for c, _ in b]
         assert np.allclose([s for _, s in a], [s for _, s in b], atol=1e-5)
@@ -67,6 +70,15 @@ def test_prefilter_recall_on_a_large_index() -> None:
         recalls.append(len(set(got) & set(_exact(x, ids, q, 10))) / 10)
         assert got[0] == _exact(x, ids, q, 1)[0]
     assert np.mean(recalls) >= 0.95
+
+
+def test_dimension_mismatch_is_a_clear_error() -> None:
+    store = SqliteStore(":memory:")
+    _fill(store, np.ones((3, 8), dtype=np.float32))
+    import pytest
+
+    with pytest.raises(ValueError, match="dimensions"):
+        store.vector_search(np.ones(4, dtype=np.float32), 3)
 
 
 def test_similarities_are_cosines() -> None:
