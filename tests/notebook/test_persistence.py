@@ -80,3 +80,19 @@ def test_kill_9_mid_tool_leaves_a_session_that_reloads_repaired(ws: Path) -> Non
         assert k2.value("roles(m, 0)") == [["user", None], ["assistant", None],
                                            ["tool", "interrupted"], ["user", None]]
     assert len(JsonlSession(path, readonly=True).messages) == 5
+
+
+def test_a_second_kernel_on_the_same_session_gets_a_clear_error(ws: Path) -> None:
+    env = {"ORKAS_RENDERER": "text"}
+    with Kernel(ws, env=env) as first, Kernel(ws, env=env) as second:
+        for k in (first, second):
+            k.run(SETUP)
+            k.run("m = ScriptedModel([reply('mine')])")
+        first.run("%%agent -m $m --no-tools -s shared\nhello")
+        cell = second.run("%%agent -m $m --no-tools -s shared\nhello too", allow_error=True)
+        (line,) = cell.error["traceback"]
+        assert line.startswith("orkas: session 'shared.jsonl' is open for writing in another process")
+        assert str(first.pid) in line
+        shown = second.run("%agent show shared").stream()  # a read-only view still works
+        assert "session shared: 2 messages" in shown and "agent> mine" in shown
+    assert len(JsonlSession(ws / ".orkas/sessions/shared.jsonl", readonly=True).messages) == 2
