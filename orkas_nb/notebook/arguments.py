@@ -10,7 +10,7 @@ from IPython.core.error import UsageError
 
 CELL_USAGE = "%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background]"
 LINE_USAGE = ("%agent sessions | show [SESSION] | new | clear | use SESSION | config | "
-              "allow PATH | steer TEXT | stop")
+              "allow PATH | steer TEXT | stop | help")
 
 
 @dataclass

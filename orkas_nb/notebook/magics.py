@@ -91,7 +91,7 @@ class AgentMagics(Magics):
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
         """%agent sessions | show [SESSION] | new | clear | use SESSION | config | allow PATH |
-        steer TEXT | stop"""
+        steer TEXT | stop | help"""
         words = split(line, LINE_USAGE)
         if not words:
             raise UsageError(f"a subcommand is needed; usage: {LINE_USAGE}")
@@ -107,6 +107,11 @@ class AgentMagics(Magics):
     def _no_args(self, name: str, args: list[str]) -> None:
         if args:
             raise UsageError(f"%agent {name} takes no arguments; usage: {LINE_USAGE}")
+
+    def _cmd_help(self, args: list[str], rest: str) -> None:
+        from .arguments import CELL_HELP
+
+        print(CELL_HELP)
 
     def _cmd_sessions(self, args: list[str], rest: str) -> None:
         self._no_args("sessions", args)

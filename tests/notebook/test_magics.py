@@ -88,6 +88,9 @@ def test_bad_magic_arguments_print_one_usage_line(kernel: Kernel) -> None:
         assert err.startswith("UsageError: ") and "\n" not in err, (code, err)
         assert expected in err, (code, err)
         assert cell.error is None and "Traceback" not in err, code
+    for code in ("%%agent -h\nignored", "%agent help"):
+        shown = kernel.run(code).stream()
+        assert shown.startswith("usage: %%agent [-m MODEL]") and "%agent sessions" in shown
 
 
 def test_a_failed_run_and_a_missing_model_are_one_line_errors(kernel: Kernel) -> None:
