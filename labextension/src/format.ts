@@ -3,12 +3,12 @@
  */
 
 export const TOOL_ICONS: Record<string, string> = {
-  running: '⏳',
+  running: '', // drawn by CSS (a spinner): emoji fonts are not everywhere
   ok: '✓',
   error: '✗',
   rejected: '⊘',
   interrupted: '■',
-  denied: '⛔'
+  denied: '⊘'
 };
 
 export function duration(seconds: number): string {

@@ -221,7 +221,11 @@ export class RunView extends DOMWidgetView {
     this.el.dataset.status = status;
     this._status.textContent = STATUS_WORDS[status] ?? status;
     const finished = ['done', 'error', 'cancelled'].includes(status);
-    const seconds = finished && m.get('elapsed') ? m.get('elapsed') : (Date.now() - this._shownAt) / 1000;
+    const started: number = m.get('started');
+    const sinceStart = Date.now() / 1000 - started;
+    // The kernel's clock when it is plausibly this machine's, else the time since drawn.
+    const running = started > 0 && sinceStart >= 0 && sinceStart < 86400 ? sinceStart : (Date.now() - this._shownAt) / 1000;
+    const seconds = finished && m.get('elapsed') ? m.get('elapsed') : running;
     const facts = [m.get('agent'), m.get('model_name'), duration(seconds)].filter(Boolean);
     const tin = m.get('tokens_in');
     const tout = m.get('tokens_out');

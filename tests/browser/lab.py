@@ -45,6 +45,7 @@ class LabServer:
     token: str
     proc: subprocess.Popen[bytes]
     log_path: Path
+    home: Path
 
     @property
     def base(self) -> str:
@@ -72,6 +73,13 @@ class LabServer:
                 return ready[0]
             time.sleep(0.25)
         raise TimeoutError(f"no idle connected kernel after {timeout} s: {kernels}")
+
+    def disable_extension(self, name: str, disabled: bool = True) -> None:
+        """Disable a labextension for the pages loaded from now on (the server reads this file
+        on every page load), as ``jupyter labextension disable`` would."""
+        path = self.home / "config" / "labconfig" / "page_config.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"disabledExtensions": {name: disabled}}))
 
     def shutdown_kernels(self) -> None:
         for k in self.api("kernels"):
@@ -114,7 +122,7 @@ def start_lab(root: Path, home: Path) -> LabServer:
     ]
     log = log_path.open("wb")
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    server = LabServer(root=root, port=port, token=token, proc=proc, log_path=log_path)
+    server = LabServer(root=root, port=port, token=token, proc=proc, log_path=log_path, home=home)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         if proc.poll() is not None:

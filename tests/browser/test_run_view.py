@@ -47,9 +47,18 @@ def test_text_streams_tool_card_completes_and_transcript_survives_reopen(nb: Not
         arg=run.element_handle())
     assert "Summary" in partial.json_value()
 
-    # Code in the answer is highlighted by JupyterLab's own rendermime (CodeMirror classes).
+    # Incremental, not a full re-render: a finished block stays the same DOM node while the
+    # rest of the answer streams in after it.
     nb.page.wait_for_function(
-        "(el) => !!el.querySelector('.orkas-md pre code') || !!el.querySelector('.orkas-md pre span')",
+        """(el) => { const b = [...el.querySelectorAll('.orkas-md-block')].find(x => x.textContent.includes('Summary'));
+             if (b) { b.dataset.probe = 'kept'; } return !!b; }""", arg=run.element_handle())
+    nb.page.wait_for_function(
+        "(el) => el.querySelectorAll('.orkas-md-block').length >= 3", arg=run.element_handle())
+    assert run.locator(".orkas-md-block[data-probe='kept']").count() == 1
+
+    # Code in the answer is highlighted by JupyterLab's own rendermime (CodeMirror token spans).
+    nb.page.wait_for_function(
+        "(el) => !!el.querySelector('.orkas-md pre code.language-python span[class]')",
         arg=run.element_handle())
 
     nb.wait_cell_done(2)
@@ -64,6 +73,19 @@ def test_text_streams_tool_card_completes_and_transcript_survives_reopen(nb: Not
     shot = OUTPUT.parent / "run-finished.png"
     nb.page.locator(CELLS).nth(2).screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000
+
+    # Theme-aware: the same view follows JupyterLab's dark theme (colours come from its variables).
+    light = transcript.evaluate("(el) => getComputedStyle(el).backgroundColor")
+    nb.command("apputils:change-theme", {"theme": "JupyterLab Dark"})
+    nb.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+    nb.page.wait_for_selector("#jupyterlab-splash", state="detached")
+    nb.page.wait_for_function(
+        "([el, before]) => getComputedStyle(el).backgroundColor !== before",
+        arg=[transcript.element_handle(), light])
+    nb.page.locator(CELLS).nth(2).screenshot(path=str(OUTPUT.parent / "run-finished-dark.png"))
+    nb.command("apputils:change-theme", {"theme": "JupyterLab Light"})
+    nb.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
+    nb.page.wait_for_selector("#jupyterlab-splash", state="detached")
 
     nb.save()
     saved = nb.saved(name)
@@ -95,6 +117,8 @@ def test_approval_click_reaches_the_kernel_mid_run(nb: NotebookPage) -> None:
     prompt.wait_for()
     assert run.get_attribute("data-status") == "waiting"
     assert "answer = 6 * 7" in prompt.locator(".orkas-approval-detail").inner_text()
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    nb.page.locator(CELLS).nth(2).screenshot(path=str(OUTPUT.parent / "run-approval.png"))
     button = prompt.locator(".orkas-approve-once")
     button.focus()
     nb.page.keyboard.press("Enter")  # keyboard reaches the control, like a click
@@ -128,3 +152,20 @@ def test_stop_ends_the_run(nb: NotebookPage) -> None:
     assert "1999" not in transcript.inner_text()  # it did not run to the end
     assert took < 5.0, f"Stop took {took:.1f} s"  # the bound a user feels is ~1 s; margin for CI
     nb.assert_no_console_errors()
+
+
+def test_without_the_extension_the_builtin_widgets_draw_the_run(nb: NotebookPage) -> None:
+    """VS Code, classic notebook, or the extension disabled: nobody answers the handshake."""
+    nb.lab.disable_extension("orkas-nb")
+    try:
+        _prepare(nb, "fallback.ipynb", STREAMING_MODEL)
+        assert not nb.page.evaluate("() => window.jupyterapp.hasPlugin('orkas-nb:widgets')")
+        nb.run_cell(2)
+        out = nb.output(2)
+        out.locator(".jupyter-widgets").first.wait_for()  # the built-in widgets took the run
+        nb.wait_cell_done(2)
+        out.locator(".jp-RenderedMarkdown").filter(has_text="any order this week").first.wait_for()
+        assert out.locator(".orkas-run").count() == 0
+        nb.assert_no_console_errors()
+    finally:
+        nb.lab.disable_extension("orkas-nb", False)
