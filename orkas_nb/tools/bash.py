@@ -11,8 +11,11 @@ grandchildren die too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import shutil
+import sys
 from pathlib import Path
 
 from ..core.errors import ToolError
@@ -24,6 +27,7 @@ from .risk import Context, Grade, grade
 from .sandbox import IsolationStatus, build_env, bwrap_argv, isolation_status
 from .settings import Toolbox
 
+REAPER = Path(__file__).with_name("_reaper.py")
 SANDBOX_NOTE = (
     "[note: the command ran in the sandbox: only the workspace{allowed} is writable; the home "
     "folder, credential folders, .orkas and /tmp of the machine are hidden, and secret files "
@@ -117,11 +121,20 @@ class ShellExecutor:
         inner = [self.shell, "--noprofile", "--norc", "-c", command] if self.shell.endswith(
             "bash") else [self.shell, "-c", command]
         if not self.status.isolated:
-            return inner
+            return [sys.executable, str(REAPER), "--", *inner]
         s = self.box.settings
         return bwrap_argv(self.box.policy, cwd, env, network=s.network,
                           readonly_extra=s.extra_readonly_paths, consented_secrets=consent_secrets,
                           die_with_parent=True) + ["--", *inner]
+
+    async def _stop(self, proc: asyncio.subprocess.Process) -> None:
+        if not self.status.isolated and proc.returncode is None:
+            # The subreaper sweeps the orphans that left the process group (setsid, double fork).
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGTERM)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(proc.wait()), 1.5)
+        kill_group(proc.pid)
 
     async def run(self, command: str, *, timeout_s: float, env: dict[str, str], cwd: Path,
                   argv: list[str]) -> tuple[int | None, str, bool]:
@@ -147,8 +160,9 @@ class ShellExecutor:
             await asyncio.wait_for(proc.wait(), timeout_s)
         except asyncio.TimeoutError:
             timed_out = True
+            await self._stop(proc)
         except BaseException:  # Stop: the runner cancelled us; nothing may outlive the call
-            kill_group(proc.pid)
+            await asyncio.shield(self._stop(proc))
             reader.cancel()
             await asyncio.shield(proc.wait())
             raise

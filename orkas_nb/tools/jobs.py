@@ -41,6 +41,20 @@ def process_start(pid: int) -> float | None:
         return None
 
 
+def stop_reaper(pid: int, wait_s: float = 1.0) -> None:
+    """Ask the subreaper (degraded mode) to kill every descendant, then wait a moment for it."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    try:
+        import psutil
+
+        psutil.Process(pid).wait(timeout=wait_s)
+    except Exception:
+        pass
+
+
 def kill_group(pid: int) -> None:
     """Kill a process group and every descendant still findable (some may have left the group)."""
     try:
@@ -146,6 +160,10 @@ class JobStore:
         if info.stopped or self._paths(info.id)[2].exists():
             return self.status(info)
         if self.alive(info):
+            if not info.isolated:
+                # the supervisor's child is the subreaper: it sweeps what left the group
+                for child in _children(info.pid):
+                    stop_reaper(child)
             kill_group(info.pid)
         proc = _reapers.pop(info.pid, None)
         if proc is not None:
@@ -159,6 +177,15 @@ class JobStore:
 
     def log_path(self, job_id: str) -> Path:
         return self._paths(job_id)[1]
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        import psutil
+
+        return [c.pid for c in psutil.Process(pid).children()]
+    except Exception:
+        return []
 
 
 _reapers: dict[int, subprocess.Popen] = {}

@@ -33,7 +33,7 @@ def _pid_from(ws: Path, name: str, timeout: float = 5.0) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for p in psutil.process_iter(["cmdline"]):
-            if name in " ".join(p.info["cmdline"] or []):
+            if (p.info["cmdline"] or [""])[0] == name:  # exec -a sets argv[0]
                 return p.pid
         time.sleep(0.05)
     raise AssertionError(f"no process {name!r} appeared")
@@ -53,6 +53,36 @@ async def test_timeout_kills_grandchildren(world, make_caller, mode: str) -> Non
     while _alive(pid) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert not _alive(pid), "the sleeping grandchild survived the timeout"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_timeout_kills_orphans_that_left_the_group(world, make_caller, mode: str) -> None:
+    """setsid + double fork leaves the process group; the PID namespace (isolated) or the
+    subreaper (degraded) still finds and kills it."""
+    call = make_caller(mode, approver=lambda r: Decision.ONCE)
+    marker = f"orkas-orphan-{mode}-{os.getpid()}"
+    task = asyncio.ensure_future(call(
+        "bash", command=f"(setsid bash -c 'exec -a {marker} sleep 300' &) ; sleep 300",
+        timeout_s=1.5))
+    pid = await asyncio.to_thread(_pid_from, world.ws, marker)
+    assert os.getpgid(pid) == pid  # it has left the command's process group
+    ok, text, _ = await task
+    assert not ok and "timed out" in text
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not _alive(pid), "an orphan in its own session survived the timeout"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_leftover_background_processes_die_with_the_call(world, make_caller, mode: str) -> None:
+    call = make_caller(mode, approver=lambda r: Decision.ONCE)
+    marker = f"orkas-leftover-{mode}-{os.getpid()}"
+    ok, text, _ = await call("bash", command=f"(setsid bash -c 'exec -a {marker} sleep 300' &) ; echo started")
+    assert ok and "started" in text
+    await asyncio.sleep(0.3)
+    assert not [p for p in psutil.process_iter(["cmdline"])
+                if (p.info["cmdline"] or [""])[0] == marker and _alive(p.pid)]
 
 
 @pytest.mark.parametrize("mode", MODES)
