@@ -152,7 +152,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
     if not model_text:
         raise UsageError('no model: pass -m MODEL, or %config Agent.model = "provider/model", '
                          "or set ORKAS_MODEL")
-    model = resolve_model(model_text, shell.user_ns)
+    model = chosen = resolve_model(model_text, shell.user_ns)
     if not body.strip():
         raise UsageError("the cell has no prompt: write it below the %%agent line")
     hist = getattr(shell, "history_manager", None)
@@ -183,8 +183,10 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
         raise NotebookError(str(exc)) from None
     before = {m.id for m in session.messages}
     provider = agent.provider
-    label = model_text if not model_text.startswith("$") else f"{getattr(provider, 'id', 'model')}"
-    replay = getattr(provider, "path", None) if type(provider).__name__ == "ReplayProvider" else None
+    label = chosen if isinstance(chosen, str) else str(getattr(provider, "id", "model"))
+    from ..providers.cassette import ReplayProvider
+
+    replay = provider.path if isinstance(provider, ReplayProvider) else None
     parent = shell.get_parent() if hasattr(shell, "get_parent") else {}
     cell_id = (parent or {}).get("metadata", {}).get("cellId")
     info = RunInfo(agent=agent.name, model=label, session=name,
@@ -205,7 +207,10 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
         return builder.build(result).bundle(), {}
 
     controls = _Controls(agent, abort, approver)
-    _, factory = plugins.choose_renderer(config.renderer, shell)
+    try:
+        _, factory = plugins.choose_renderer(config.renderer, shell)
+    except OrkasError as exc:
+        raise NotebookError(str(exc)) from None
     ctx = plugins.RenderContext(shell=shell, info=info, slot=new_slot(shell), controls=controls,
                                 transcript=transcript, background=background,
                                 refresh_interval=config.refresh_interval)

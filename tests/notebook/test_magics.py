@@ -104,6 +104,14 @@ def test_a_failed_run_and_a_missing_model_are_one_line_errors(kernel: Kernel) ->
     assert t.status == "error" and t.error.kind == "RequestError"
     cell = kernel.run("%%agent -m no-such-provider/x --no-tools\nhi", allow_error=True)
     assert cell.error is not None and cell.error["traceback"][0].startswith("orkas: ")
+    kernel.run("%config Agent.renderer = 'nope'")
+    try:
+        kernel.run("m = ScriptedModel([reply('x')])")
+        cell = kernel.run("%%agent -m $m --no-tools\nhi", allow_error=True)
+        (line,) = cell.error["traceback"]
+        assert line.startswith("orkas: no renderer named 'nope'; known: ") and "text" in line
+    finally:
+        kernel.run("%config Agent.renderer = 'text'")
 
 
 def test_kernel_interrupt_ends_a_run_within_a_second(kernel: Kernel, ws: Path) -> None:
