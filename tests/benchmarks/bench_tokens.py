@@ -4,9 +4,11 @@
 
 DATA_FOLDER defaults to the calibration corpus (``tests/data/tokens``); each sub-folder is a
 class, its files concatenated and repeated to about ``--mb`` MB of UTF-8. For every class the
-script prints the estimator's MB/s (best of ``--repeat``, input measured in UTF-8 bytes), the
-real o200k tokenizer's MB/s (bpe-openai, when installed) and the ratio between them. The
-target is at least 20 MB/s on every class; the exit status is 1 if a class falls below it.
+script prints the estimator's MB/s (best of ``--repeat``, input measured in UTF-8 bytes) by
+the wall clock and per CPU-second of this process, the real o200k tokenizer's MB/s per CPU-second
+(bpe-openai, when installed) and the ratio between the two CPU figures. The
+target is at least 20 MB/s on every class (judged on this process's CPU time, since wall time
+depends on what else the machine runs); the exit status is 1 if a class falls below it.
 The machine may be shared: wall-clock figures are noisy, so compare ratios, read the
 per-CPU-second column (this process's CPU time), and re-run when the machine is quiet.
 """
@@ -61,8 +63,8 @@ def main() -> int:
     except ImportError:
         o200k = None
     classes = load(Path(args.data), args.mb)
-    print(f"{'class':10} {'MB':>6} {'estimator MB/s':>15} {'per CPU-s':>10} {'2 KB pieces MB/s':>17} "
-          f"{'o200k MB/s':>11} {'ratio':>7}")
+    print(f"{'class':10} {'MB':>6} {'estimator MB/s':>15} {'per CPU-s':>10} {'2 KB pieces, per CPU-s':>22} "
+          f"{'o200k per CPU-s':>15} {'ratio':>7}")
     slow = []
     for name, text in classes.items():
         size = len(text.encode("utf-8")) / 1e6
@@ -70,16 +72,18 @@ def main() -> int:
         # CPU time of this process: what one core delivers when others share the machine.
         est_cpu = size / best_of(args.repeat, estimate_text, text, clock=time.process_time)
         pieces = [text[i : i + 2000] for i in range(0, len(text), 2000)]
-        est_pieces = size / best_of(args.repeat, lambda pieces=pieces: [estimate_text(p) for p in pieces])
+        est_pieces = size / best_of(args.repeat, lambda pieces=pieces: [estimate_text(p) for p in pieces],
+                                    clock=time.process_time)
         if o200k is not None:
             # bpe-openai refuses very long inputs: feed it 100k-character pieces.
             big = [text[i : i + 100_000] for i in range(0, len(text), 100_000)]
-            real = size / best_of(1, lambda big=big: [o200k.encode_ordinary(p) for p in big])
-            real_s, ratio = f"{real:11.1f}", f"{est / real:6.1f}x"
+            real = size / best_of(1, lambda big=big: [o200k.encode_ordinary(p) for p in big],
+                                  clock=time.process_time)
+            real_s, ratio = f"{real:15.1f}", f"{est_cpu / real:6.1f}x"
         else:
-            real_s, ratio = f"{'n/a':>11}", f"{'n/a':>7}"
-        print(f"{name:10} {size:6.1f} {est:15.1f} {est_cpu:10.1f} {est_pieces:17.1f} {real_s} {ratio}")
-        if min(est, est_pieces) < TARGET_MB_S:
+            real_s, ratio = f"{'n/a':>15}", f"{'n/a':>7}"
+        print(f"{name:10} {size:6.1f} {est:15.1f} {est_cpu:10.1f} {est_pieces:22.1f} {real_s} {ratio}")
+        if min(est_cpu, est_pieces) < TARGET_MB_S:  # CPU figures: wall time depends on neighbours
             slow.append(name)
     # A long history: the per-message cache makes re-estimating it nearly free.
     body = next(iter(classes.values()))[:3000]
