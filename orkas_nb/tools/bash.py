@@ -121,7 +121,7 @@ class ShellExecutor:
         inner = [self.shell, "--noprofile", "--norc", "-c", command] if self.shell.endswith(
             "bash") else [self.shell, "-c", command]
         if not self.status.isolated:
-            return [sys.executable, str(REAPER), "--", *inner]
+            return [sys.executable, "-I", "-S", str(REAPER), "--", *inner]
         s = self.box.settings
         return bwrap_argv(self.box.policy, cwd, env, network=s.network,
                           readonly_extra=s.extra_readonly_paths, consented_secrets=consent_secrets,
