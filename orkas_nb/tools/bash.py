@@ -5,7 +5,9 @@ approver → denied) → build the environment from an allow-list (the kernel's 
 only read, never changed) → run ``bash -c`` in its own process group, inside bubblewrap when
 available → stream the output into a head+tail buffer (a note says what was cut) → on timeout,
 Stop (the runner cancels this task: ``CancelledError``) or completion, kill the whole group, so
-grandchildren die too.
+grandchildren die too. Inside bubblewrap the PID namespace takes everything down with it; in
+degraded mode the command runs under a small subreaper (``_reaper.py``) that also kills the
+orphans which left the group (``setsid``, double fork).
 """
 
 from __future__ import annotations
