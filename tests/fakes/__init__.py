@@ -1,0 +1,1 @@
+"""Loopback fakes for tests: a scripted OpenAI/Anthropic model server, a real llama.cpp launcher."""

@@ -229,7 +229,7 @@ async def test_stall_past_read_timeout_is_retried(model_server):
     model_server.push(Fault.stall(1.5), Reply(text="ok"))
     timeout = httpx.Timeout(5.0, read=0.3)
     events = await collect(failover(provider(model_server, timeout=timeout)), request())
-    assert retries(events)[0].reason.endswith("retrying in 0.0 s") or "timed out" in retries(events)[0].reason
+    assert "timed out (ReadTimeout)" in retries(events)[0].reason
     assert done(events).message.text == "ok"
     assert model_server.count(CHAT) == 2
 
