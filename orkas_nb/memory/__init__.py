@@ -1,1 +1,98 @@
-"""memory (see SPEC)."""
+"""Memory: a knowledge base (hybrid search over the user's documents) and cross-session memory.
+
+Two mechanisms, kept apart (SPEC §10):
+
+- :class:`KnowledgeBase` — large, looked up on demand: sources are chunked at line boundaries,
+  indexed by SQLite FTS5 (BM25) and, with an embedder, by vectors in sqlite-vec's format;
+  :meth:`KnowledgeBase.search` fuses both with RRF and cites file and line range.
+- :class:`CrossSessionMemory` — small, always present when on: a user profile and project
+  notes, written through the guarded ``memory`` tool, rendered into the system prompt by
+  :meth:`CrossSessionMemory.system_block`.
+
+Names load lazily so ``import orkas_nb`` stays light (no SQLite driver, NumPy or ONNX until
+used).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+_LAZY = {
+    "KnowledgeBase": ".kb",
+    "KBSettings": ".kb",
+    "format_hits": ".kb",
+    "SearchHit": ".models",
+    "SourceInfo": ".models",
+    "DocumentInfo": ".models",
+    "IngestReport": ".models",
+    "CrossSessionMemory": ".notes",
+    "MemorySettings": ".notes",
+    "MemoryResult": ".notes",
+    "render_block": ".notes",
+    "Embedder": ".embedders",
+    "HttpEmbedder": ".embedders",
+    "OnnxMiniLM": ".embedders",
+    "EmbeddingError": ".embedders",
+    "kb_search_tool": ".tools",
+    "memory_tool": ".tools",
+    "scan": ".guard",
+}
+
+__all__ = [*_LAZY, "open_knowledge_base", "default_embedder"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .embedders import Embedder, EmbeddingError, HttpEmbedder, OnnxMiniLM  # noqa: F401
+    from .guard import scan  # noqa: F401
+    from .kb import KBSettings, KnowledgeBase, format_hits  # noqa: F401
+    from .models import DocumentInfo, IngestReport, SearchHit, SourceInfo  # noqa: F401
+    from .notes import CrossSessionMemory, MemoryResult, MemorySettings, render_block  # noqa: F401
+    from .tools import kb_search_tool, memory_tool  # noqa: F401
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'orkas_nb.memory' has no attribute {name!r}")
+
+
+_OPEN: dict[Path, Any] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def open_knowledge_base(workspace: str | Path, *, embedder: Any = None) -> "KnowledgeBase":
+    """The workspace's knowledge base, one per process and workspace (magics and tools share it).
+
+    ``embedder`` is used when the base is first opened in this process (or replaces the one
+    it has when given again); ``None`` keeps full-text search only.
+    """
+    from .kb import KnowledgeBase
+
+    key = Path(workspace).expanduser().resolve()
+    with _OPEN_LOCK:
+        kb = _OPEN.get(key)
+        if kb is None:
+            kb = _OPEN[key] = KnowledgeBase.open(key, embedder=embedder)
+        elif embedder is not None and kb.embedder is not embedder:
+            kb.embedder = embedder
+            kb.store.use_embedder(embedder.id)
+        return kb
+
+
+def default_embedder() -> "Embedder | None":
+    """The local MiniLM when its packages are installed (``orkas_nb[embeddings]``), else None."""
+    from ..core.errors import ConfigError
+    from .embedders import OnnxMiniLM
+
+    try:
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+
+        return OnnxMiniLM()
+    except (ImportError, ConfigError):
+        return None

@@ -277,6 +277,14 @@ class CrossSessionMemory:
             self._write(target, [Entry(text=t, created=now + i * 1e-6) for i, t in enumerate(clean)])
         return MemoryResult(ok=True, message=f"{target}: {len(clean)} entries saved")
 
+    def edit(self, target: Target, markdown: str) -> MemoryResult:
+        """Replace a store from the text :meth:`export_target` gives (``- `` bullets)."""
+        return self.set_entries(target, parse_bullets(markdown))
+
+    def export_target(self, target: Target) -> str:
+        """One store as ``- `` bullets (continuation lines indented), for editing."""
+        return "\n".join(_bullet(t) for t in self.entries(target))
+
     def clear(self, target: Target | None = None) -> None:
         for t in (target,) if target else TARGETS:
             with self._locked(t):
@@ -315,6 +323,19 @@ def render_block(profile: list[str], notes: list[str]) -> str:
             lines.extend(_bullet(t) for t in items)
     lines.append("</memory>")
     return "\n".join(lines)
+
+
+def parse_bullets(markdown: str) -> list[str]:
+    """Entries from ``- `` bullets; indented lines continue the entry above; ``#`` lines skip."""
+    entries: list[list[str]] = []
+    for line in markdown.splitlines():
+        if line.startswith(("- ", "* ")):
+            entries.append([line[2:]])
+        elif line.startswith("  ") and entries:
+            entries[-1].append(line[2:])
+        elif line.strip() and not line.lstrip().startswith("#"):
+            entries.append([line.strip()])
+    return ["\n".join(e).strip() for e in entries if "".join(e).strip()]
 
 
 def _bullet(text: str) -> str:

@@ -168,3 +168,13 @@ def test_files_outside_the_workspace_keep_absolute_paths(kb: KnowledgeBase, tmp_
     (outside / "o.txt").write_text("outside the workspace\n")
     kb.add(outside)
     assert kb.search("outside")[0].path == (outside / "o.txt").resolve().as_posix()
+
+
+def test_open_knowledge_base_shares_one_instance_per_workspace(workspace: Path, embedder: HashEmbedder) -> None:
+    from orkas_nb.memory import open_knowledge_base
+
+    a = open_knowledge_base(workspace)
+    b = open_knowledge_base(str(workspace) + "/.")
+    assert a is b and a.embedder is None
+    c = open_knowledge_base(workspace, embedder=embedder)
+    assert c is a and a.embedder is embedder
