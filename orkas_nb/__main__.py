@@ -18,7 +18,7 @@ def _demo_script() -> list:
     from .testing import call, reply
 
     return [
-        reply("Let me see what is in the folder.", call("list_files", path=".")),
+        reply("Let me see what is in the folder.", call("search_files", pattern="*")),
         reply(
             "I'll read the sales and the notes together.",
             call("read_file", path="sales.csv"),

@@ -61,7 +61,7 @@ async def test_user_tools_join_and_can_replace_defaults(workspace: Path) -> None
 
 
 async def test_steer_and_stop_through_the_agent(workspace: Path) -> None:
-    model = ScriptedModel([reply("", call("list_files")), reply("saw steer"), reply("x")])
+    model = ScriptedModel([reply("", call("search_files", pattern="*")), reply("saw steer"), reply("x")])
     agent = Agent(model, workspace=workspace)
     events = []
     async for e in agent.run("go"):
@@ -98,7 +98,7 @@ def test_the_engine_runs_from_a_plain_script_without_jupyter(tmp_path: Path) -> 
         "import sys\n"
         "from orkas_nb import Agent\n"
         "from orkas_nb.testing import ScriptedModel, reply, call\n"
-        "m = ScriptedModel([reply('', call('list_files')), reply('done')])\n"
+        "m = ScriptedModel([reply('', call('search_files')), reply('done')])\n"
         f"r = Agent(m, workspace={str(tmp_path)!r}).run_sync('hi')\n"
         "assert r.text == 'done', r\n"
         "jupyter = sorted(k for k in sys.modules if k.split('.')[0] in "
