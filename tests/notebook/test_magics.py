@@ -185,7 +185,7 @@ def test_line_magics_manage_sessions_and_config(kernel: Kernel, ws: Path) -> Non
         kernel.run("%%agent --no-tools\nfirst")
         listing = kernel.run("%agent sessions").stream()
         assert any(line.startswith("* notes ") for line in listing.splitlines()), listing
-        assert "tools" in listing
+        assert " B " in listing and " ago" in listing  # size and last use
         shown = kernel.run("%agent show").stream()
         assert "session notes: 2 messages" in shown and "agent> one" in shown
         new = kernel.run("%agent new").stream()
@@ -193,8 +193,16 @@ def test_line_magics_manage_sessions_and_config(kernel: Kernel, ws: Path) -> Non
         kernel.run("%%agent --no-tools\nsecond")
         assert kernel.value("len(m.requests[-1].messages)") == 1  # a fresh conversation
         assert "agent> one" in kernel.run("%agent show notes").stream()
+        kernel.run("m = ScriptedModel([reply('three'), reply('four')])")
+        kernel.run("%%agent -s elsewhere --no-tools\nthird")  # -s: this cell only
+        kernel.run("%%agent --no-tools\nfourth")
+        assert kernel.value("[x.text for x in m.requests[-1].messages]") == ["second", "two", "fourth"]
+        kernel.run("m = ScriptedModel([reply('five')])")
+        kernel.run("%%agent --new --no-tools\nfifth")  # --new: a fresh session, now current
+        assert "* analysis-3 " in kernel.run("%agent sessions").stream()
+        kernel.run("%agent use analysis-2")
         cleared = kernel.run("%agent clear").stream()
-        assert "cleared session analysis-2 (2 messages)" in cleared
+        assert "cleared session analysis-2 (4 messages)" in cleared
         assert (ws / ".orkas/sessions/analysis-2.jsonl").read_bytes() == b""
         config = kernel.run("%agent config").stream()
         assert "model            $m" in config and f"workspace        {ws}" in config
