@@ -1,6 +1,6 @@
 """Runs one background command and records how it ended (stdlib only: it starts fast).
 
-Usage: python _job_supervisor.py EXIT_FILE LOG_FILE -- argv...
+Usage: python _job_supervisor.py EXIT_FILE LOG_FILE MAX_LOG_BYTES -- argv...
 
 It is started in a new session by the bash tool, so it and the command share one process group
 that ``bash_stop`` kills at once. It outlives the kernel (the job is detached), and writes the
@@ -13,10 +13,23 @@ import sys
 
 
 def main() -> int:
-    exit_file, log_file, sep, *argv = sys.argv[1:]
+    exit_file, log_file, max_bytes, sep, *argv = sys.argv[1:]
     assert sep == "--" and argv
+    limit = int(max_bytes)
+    written = 0
     with open(log_file, "ab", buffering=0) as log:
-        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT)
+        assert child.stdout is not None
+        # Copy the output into the log up to the cap, then keep draining (so the job does not
+        # block on a full pipe) but drop the rest: a chatty job cannot fill the disk.
+        for chunk in iter(lambda: child.stdout.read1(65536), b""):  # type: ignore[union-attr]
+            if written < limit:
+                part = chunk[: limit - written]
+                log.write(part)
+                written += len(part)
+                if written >= limit:
+                    log.write(f"\n[log capped at {limit} bytes; later output dropped]\n".encode())
         code = child.wait()
     tmp = exit_file + ".tmp"
     with open(tmp, "w") as f:

@@ -217,7 +217,8 @@ def make_bash_tools(box: Toolbox) -> list[FunctionTool]:
         argv = executor.argv(command, full_env, where, consent_secrets=consent)
         if background:
             info = executor.jobs.start(argv, full_env, where, command_length=len(command),
-                                       isolated=executor.status.isolated)
+                                       isolated=executor.status.isolated,
+                                       max_log_bytes=s.job_log_max_bytes)
             return ToolOutput(text=(
                 f"started background job {info.id}; its output goes to "
                 f"{STATE_DIR}/jobs/{info.id}.log. Check it with bash_poll(job_id={info.id!r}) "

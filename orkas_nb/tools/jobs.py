@@ -86,7 +86,7 @@ class JobStore:
         return self.dir / f"{job_id}.json", self.dir / f"{job_id}.log", self.dir / f"{job_id}.exit"
 
     def start(self, argv: list[str], env: dict[str, str], cwd: Path, *, command_length: int,
-              isolated: bool) -> JobInfo:
+              isolated: bool, max_log_bytes: int = 50 * 1024 * 1024) -> JobInfo:
         self.dir.mkdir(parents=True, exist_ok=True)
         for pid, old in list(_reapers.items()):  # reap finished jobs nobody polled
             if old.poll() is not None:
@@ -95,7 +95,8 @@ class JobStore:
         meta, log, exit_file = self._paths(job_id)
         log.touch()
         proc = subprocess.Popen(
-            [sys.executable, str(SUPERVISOR), str(exit_file), str(log), "--", *argv],
+            [sys.executable, str(SUPERVISOR), str(exit_file), str(log), str(max_log_bytes), "--",
+             *argv],
             cwd=str(cwd), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
         )

@@ -25,6 +25,7 @@ class ToolSettings(BaseModel):
     bash_timeout_s: float = 120.0
     bash_max_timeout_s: float = 600.0
     output_cap_chars: int = 30_000
+    job_log_max_bytes: int = 50 * 1024 * 1024
     env_allow: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     extra_readonly_paths: list[str] = Field(default_factory=list)

@@ -240,6 +240,22 @@ async def test_background_start_poll_stop(world, make_caller, mode: str) -> None
     assert not ok and "unknown job" in text
 
 
+async def test_background_log_is_capped(world, make_caller) -> None:
+    call = make_caller("degraded", job_log_max_bytes=1000)
+    ok, text, _ = await call("bash", command="seq 1 100000; echo finished", background=True)
+    job = text.split()[3].rstrip(";")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        ok, text, _ = await call("bash_poll", job_id=job, max_chars=5000)
+        if "exited with code 0" in text:
+            break
+        await asyncio.sleep(0.1)
+    assert "exited with code 0" in text  # the job was not blocked by the cap
+    log = (world.ws / ".orkas" / "jobs" / f"{job}.log").read_bytes()
+    assert log.startswith(b"1\n2\n") and b"log capped at 1000 bytes" in log
+    assert len(log) < 1100 and b"finished" not in log
+
+
 RESTART_SCRIPT = """
 import asyncio, sys
 from orkas_nb.tools import default_tools
