@@ -82,3 +82,15 @@ w.set_state("paused")
 """
 
 PLAN_CHECK = "print(actions)"
+
+# A finished run's transcript with a plan snapshot (the teams engine will add ``plan``; readers
+# ignore fields they do not know, and this one draws it).
+PLAN_TRANSCRIPT = """\
+from IPython.display import display
+display({"application/vnd.orkas.transcript+json": {
+    "schema_version": 1, "agent": "commander", "status": "end_turn", "duration_s": 3.2,
+    "messages": [{"role": "user", "text": "Make the quarterly report"},
+                 {"role": "assistant", "text": "The plan is **done**."}],
+    "plan": w.plan},
+    "text/plain": "orkas transcript"}, raw=True)
+"""

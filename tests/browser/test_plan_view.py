@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .cells import PLAN_CHECK, PLAN_SCRIPT, PLAN_SETUP
+from .cells import PLAN_CHECK, PLAN_SCRIPT, PLAN_SETUP, PLAN_TRANSCRIPT
 from .conftest import OUTPUT
 from .notebook import NotebookPage
 
@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_plan_updates_live_and_controls_reach_the_kernel(nb: NotebookPage) -> None:
-    nb.open("plan.ipynb", [PLAN_SETUP, PLAN_SCRIPT, PLAN_CHECK])
+    nb.open("plan.ipynb", [PLAN_SETUP, PLAN_SCRIPT, PLAN_CHECK, PLAN_TRANSCRIPT])
     nb.run_cell(0)
     view = nb.output(0).locator(".orkas-plan")
     view.wait_for()
@@ -73,4 +73,13 @@ def test_plan_updates_live_and_controls_reach_the_kernel(nb: NotebookPage) -> No
     nb.wait_cell_done(2)
     assert nb.output(2).inner_text().strip() == (
         "[('answer', 3, {'style': 'bar'}), ('retry', 2, {}), ('skip', 4, {})]")
+
+    # The transcript renderer draws a plan snapshot as the same graph, with no widget.
+    nb.run_cell(3)
+    nb.wait_cell_done(3)
+    snapshot = nb.output(3).locator(".orkas-transcript .orkas-plan-snapshot")
+    snapshot.wait_for()
+    assert snapshot.locator(".orkas-step").count() == 5
+    assert snapshot.locator(".orkas-step[data-step='4']").get_attribute("data-status") == "skipped"
+    assert snapshot.locator(".orkas-plan-edge").count() == 5
     nb.assert_no_console_errors()

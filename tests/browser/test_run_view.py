@@ -110,7 +110,8 @@ def test_text_streams_tool_card_completes_and_transcript_survives_reopen(nb: Not
 
 def test_approval_click_reaches_the_kernel_mid_run(nb: NotebookPage) -> None:
     _prepare(nb, "approve.ipynb", APPROVAL_MODEL, "%%agent -m $model\nCompute the answer.",
-             "print(answer + 1)")
+             "print(answer + 1)",
+             "from orkas_nb.notebook.lab.handshake import round_trips\nprint(round_trips())")
     nb.run_cell(2)
     run = nb.output(2).locator(".orkas-run:not(.orkas-transcript)")
     prompt = run.locator(".orkas-approval")
@@ -132,6 +133,11 @@ def test_approval_click_reaches_the_kernel_mid_run(nb: NotebookPage) -> None:
     nb.run_cell(3)
     nb.wait_cell_done(3)
     assert nb.output(3).inner_text().strip() == "43"
+    nb.run_cell(4)
+    nb.wait_cell_done(4)
+    trips = eval(nb.output(4).inner_text().strip())  # noqa: S307 - a list of floats we printed
+    assert len(trips) == 1  # one probe per front-end connection, answered by the extension
+    print(f"handshake round trip: {trips[0] * 1000:.0f} ms")
     nb.assert_no_console_errors()
 
 
@@ -150,6 +156,7 @@ def test_stop_ends_the_run(nb: NotebookPage) -> None:
     transcript.wait_for()
     assert transcript.get_attribute("data-status") == "cancelled"
     assert "1999" not in transcript.inner_text()  # it did not run to the end
+    print(f"Stop: click to cell done in {took:.2f} s")
     assert took < 5.0, f"Stop took {took:.1f} s"  # the bound a user feels is ~1 s; margin for CI
     nb.assert_no_console_errors()
 

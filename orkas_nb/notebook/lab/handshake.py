@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,7 +29,7 @@ from .protocol import HANDSHAKE_TARGET, PROBE_PREFIX, FrontendHello
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 1.0
+DEFAULT_TIMEOUT_S = 1.5
 
 
 class _Registry:
@@ -38,6 +39,7 @@ class _Registry:
         self.registered_on: Any = None
         self.pending: dict[str, asyncio.Future[FrontendHello]] = {}
         self.answers: dict[str, FrontendHello | None] = {}
+        self.round_trips: list[float] = []  # seconds from probe to answer, for diagnostics
 
     def on_open(self, comm: Any, msg: dict[str, Any]) -> None:
         data = (msg.get("content") or {}).get("data") or {}
@@ -114,8 +116,10 @@ async def probe_frontend(timeout: float = DEFAULT_TIMEOUT_S, *, refresh: bool = 
     future: asyncio.Future[FrontendHello] = asyncio.get_running_loop().create_future()
     _registry.pending[nonce] = future
     try:
+        sent = time.perf_counter()
         _publish_probe(kernel, nonce)
         answer: FrontendHello | None = await asyncio.wait_for(future, timeout)
+        _registry.round_trips.append(time.perf_counter() - sent)
     except asyncio.TimeoutError:
         answer = None
     finally:
@@ -124,9 +128,15 @@ async def probe_frontend(timeout: float = DEFAULT_TIMEOUT_S, *, refresh: bool = 
     return answer
 
 
+def round_trips() -> list[float]:
+    """How long each answered probe took (seconds), oldest first."""
+    return list(_registry.round_trips)
+
+
 def forget() -> None:
     """Drop cached answers (tests; or after the user installs the extension mid-session)."""
     _registry.answers.clear()
 
 
-__all__ = ["probe_frontend", "cached_answer", "client_session", "forget", "DEFAULT_TIMEOUT_S"]
+__all__ = ["probe_frontend", "cached_answer", "client_session", "forget", "round_trips",
+           "DEFAULT_TIMEOUT_S"]
