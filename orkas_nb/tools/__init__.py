@@ -63,11 +63,11 @@ def default_tools(
             *make_web_tools(box)]
 
 
-def isolation_status(setting: str = "auto") -> IsolationStatus:
+def isolation_status(setting: str = "auto", network: bool = False) -> IsolationStatus:
     """Whether bash runs isolated on this machine, and if not why (for ``%agent config``)."""
     from .sandbox import isolation_status as status
 
-    return status(setting)
+    return status(setting, network)
 
 
 def __getattr__(name: str) -> Any:

@@ -72,7 +72,8 @@ class ShellExecutor:
 
     def __init__(self, box: Toolbox) -> None:
         self.box = box
-        self.status: IsolationStatus = isolation_status(box.settings.isolation)
+        self.status: IsolationStatus = isolation_status(box.settings.isolation,
+                                                        box.settings.network)
         self.jobs = JobStore(box.workspace / STATE_DIR)
         self.shell = shutil.which("bash") or "/bin/sh"
 

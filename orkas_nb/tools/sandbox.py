@@ -85,8 +85,16 @@ def _probe() -> IsolationStatus:
                            "writable, home and credentials hidden")
 
 
-def isolation_status(setting: str = "auto") -> IsolationStatus:
+def isolation_status(setting: str = "auto", network: bool = False) -> IsolationStatus:
     """The isolation bash will use under ``setting`` ("auto", "bubblewrap" or "off")."""
+    status = _status(setting)
+    if network and status.isolated:
+        return IsolationStatus(status.mode, status.detail + "; network ON: commands can reach the "
+                               "internet and local services, the Jupyter server included")
+    return status
+
+
+def _status(setting: str) -> IsolationStatus:
     if setting == "off":
         return IsolationStatus("none", "isolation turned off in the settings; risky commands "
                                "and paths outside the workspace need approval")

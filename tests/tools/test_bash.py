@@ -306,3 +306,5 @@ def test_isolation_status_is_reported() -> None:
     assert not off.isolated and "off" in off.detail
     auto = isolation_status("auto")
     assert auto.mode in ("bubblewrap", "none") and auto.detail
+    if auto.isolated:
+        assert "Jupyter server" in isolation_status("auto", network=True).detail
