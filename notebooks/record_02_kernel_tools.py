@@ -51,9 +51,11 @@ del RecordingProvider, ToolCallBlock, ScriptedModel, call, reply, PLOT
 '''
 
 # The user's answers, authored like the model's: allow the first run_python, deny the second.
-# Put after the tutorial's own setup cell (which registers the live view's approver).
+# Put after the tutorial's setup cell. The package's views register on first use: load them
+# first, so registering "widgets" again replaces the live view's approver for this recording.
 ANSWERS = f'''
 from orkas_nb.notebook import plugins as _plugins
+_plugins.load_builtin()
 from orkas_nb.notebook.approvals_ui import RecordingApprover as _Recording, approvals_path as _path
 _answers = iter(["once", "deny"])
 _plugins.register_approver("widgets", lambda ctx, view: _Recording(lambda request: next(_answers),

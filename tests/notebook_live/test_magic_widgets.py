@@ -15,8 +15,6 @@ pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 SETUP = r'''
 %load_ext orkas_nb
 import orkas_nb.notebook
-from orkas_nb.notebook.live import register
-register()
 import asyncio
 from orkas_nb import tool
 from orkas_nb.testing import ScriptedModel, reply, call
