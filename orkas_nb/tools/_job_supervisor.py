@@ -23,7 +23,7 @@ def main() -> int:
         assert child.stdout is not None
         # Copy the output into the log up to the cap, then keep draining (so the job does not
         # block on a full pipe) but drop the rest: a chatty job cannot fill the disk.
-        for chunk in iter(lambda: child.stdout.read1(65536), b""):  # type: ignore[union-attr]
+        for chunk in iter(lambda: child.stdout.read1(65536), b""):  # type: ignore[union-attr,attr-defined]
             if written < limit:
                 part = chunk[: limit - written]
                 log.write(part)

@@ -174,7 +174,7 @@ def write_atomic(path: Path, produce: Callable[[bytes | None], bytes]) -> None:
 
 def _read_all(fd: int) -> bytes:
     os.lseek(fd, 0, os.SEEK_SET)
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         chunk = os.read(fd, 1 << 20)
         if not chunk:

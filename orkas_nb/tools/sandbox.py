@@ -253,9 +253,9 @@ def bwrap_argv(
     argv += ["--tmpfs", str(home)] if str(home) not in ("/tmp", "/") else []
     if Path("/root") != home:
         argv += ["--tmpfs", "/root"]
-    for d in _toolchain_dirs(env, home) + [Path(p) for p in readonly_extra]:
-        if not any(str(d).startswith(s + "/") or str(d) == s for s in SYSTEM_RO):
-            argv += ["--ro-bind-try", str(d), str(d)]
+    for extra in _toolchain_dirs(env, home) + [Path(p) for p in readonly_extra]:
+        if not any(str(extra).startswith(s + "/") or str(extra) == s for s in SYSTEM_RO):
+            argv += ["--ro-bind-try", str(extra), str(extra)]
     for root in policy.roots:
         argv += ["--bind", str(root), str(root)]
     state = policy.workspace / STATE_DIR

@@ -82,8 +82,8 @@ def _guarded_backend(guard: AddressGuard) -> Any:
             if not infos:
                 raise AddressRefused(f"{host} did not resolve")
             for *_, sockaddr in infos:
-                guard.check(host, sockaddr[0])
-            ip = infos[0][4][0]  # dial exactly the address that was checked
+                guard.check(host, str(sockaddr[0]))
+            ip = str(infos[0][4][0])  # dial exactly the address that was checked
             return await inner.connect_tcp(ip, port, timeout=timeout, local_address=local_address,
                                            socket_options=socket_options)
 
