@@ -137,6 +137,14 @@ class PathPolicy:
         if reason:
             raise ConfigError(f"{what} {str(root)!r} cannot be used: {reason}")
 
+    def check_readonly_extras(self, extras: Iterable[str | Path]) -> None:
+        """Extra read-only folders for the sandbox: never a credential or state folder."""
+        for e in extras:
+            p = Path(e).expanduser().resolve()
+            reason = self._forbidden(p)
+            if reason and "system folder" not in reason:  # system folders are read-only anyway
+                raise ConfigError(f"{str(p)!r} cannot be made visible to commands: {reason}")
+
     def _forbidden(self, path: Path) -> str | None:
         """Why a resolved path can never be touched, or None."""
         for d in self.credential_dirs:

@@ -80,6 +80,7 @@ class Toolbox:
     ) -> Toolbox:
         settings = settings or ToolSettings()
         policy = PathPolicy(workspace, settings.allowed_paths)
+        policy.check_readonly_extras(settings.extra_readonly_paths)
         return cls(
             workspace=policy.workspace, settings=settings, policy=policy,
             gate=ApprovalGate(approver), services=dict(services or {}),

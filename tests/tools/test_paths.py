@@ -77,3 +77,12 @@ def test_resolved_display_is_relative_in_the_workspace(world) -> None:
     assert policy.check("./sub/../a.txt").display == "a.txt"
     assert policy.check(str(world.ws / "sub")).display == "sub"
     assert Path(policy.check("~/../ws/a.txt".replace("~/..", str(world.root))).display) == Path("a.txt")
+
+
+def test_extra_readonly_paths_cannot_expose_credentials(world) -> None:
+    from orkas_nb.tools import default_tools
+
+    with pytest.raises(ConfigError, match="credential"):
+        default_tools(world.ws, settings={"extra_readonly_paths": [str(world.home / ".ssh")]})
+    tools = default_tools(world.ws, settings={"extra_readonly_paths": ["/usr/share"]})
+    assert tools
