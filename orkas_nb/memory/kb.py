@@ -266,16 +266,17 @@ class KnowledgeBase:
         if use_vec:
             assert self.embedder is not None
             qvec = self.embedder.embed([query])[0]
-            vector_hits = self.store.vector_search(qvec, pool)
+            vector_hits, near = self.store.vector_search_near(qvec, pool)
         fused = self._fuse(text_hits, vector_hits)
         if use_vec and text_hits and s.feedback_passages > 0 and fused:
             # Pseudo-relevance feedback (Rocchio) on the vector side: move the query vector
             # toward the passages both lists agree on, search again, fuse again.
+            # The moved query is scored over the candidates the first search already scored.
             top = [f.chunk_id for f in fused[: s.feedback_passages]]
             centre = self.store.chunk_vectors(top)
-            if len(centre):
+            if len(centre) and near is not None:
                 moved = _unit(qvec) + s.feedback_weight * centre.mean(axis=0)
-                vector_hits = self.store.vector_search(moved, pool)
+                vector_hits = self.store.vectors.rescore(near, moved, pool)
                 fused = self._fuse(text_hits, vector_hits)
         details = self.store.chunk_details([f.chunk_id for f in fused[: 4 * k + 10]])
         hits: list[SearchHit] = []

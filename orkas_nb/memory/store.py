@@ -69,7 +69,7 @@ class SqliteStore:
         self,
         path: str | Path = ":memory:",
         *,
-        max_postings: int = 20000,
+        max_postings: int = 12000,
         exact_limit: int = 20000,
         heading_weight: float = 0.5,
         drivers: Iterable[str] | None = None,
@@ -312,6 +312,10 @@ class SqliteStore:
 
     def vector_search(self, vector: Any, limit: int) -> list[tuple[int, float]]:
         return self.vectors.search(vector, limit, self.generation)
+
+    def vector_search_near(self, vector: Any, limit: int):  # type: ignore[no-untyped-def]
+        """(hits, neighbourhood): see :meth:`VectorIndex.search_near`."""
+        return self.vectors.search_near(vector, limit, self.generation)
 
     def check(self) -> list[str]:
         """Integrity problems (empty when the database and its FTS5 index are sound)."""

@@ -18,6 +18,7 @@ reloaded when the index generation changes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -103,23 +104,29 @@ class VectorIndex:
 
     def search(self, vector: Any, limit: int, generation: int) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) best first."""
-        import numpy as np
+        return self.search_near(vector, limit, generation)[0]
 
+    def search_near(
+        self, vector: Any, limit: int, generation: int
+    ) -> tuple[list[tuple[int, float]], "Neighbourhood | None"]:
+        """Like :meth:`search`, also returning the scored candidates for :meth:`rescore`."""
         self._load(generation)
         if limit <= 0 or self._ids.shape[0] == 0:
-            return []
+            return [], None
         query = normalise(vector)[0]
         if self._matrix is not None:  # small index: exact, in memory
             if self._matrix.shape[1] != query.shape[0]:
                 raise ValueError(
                     f"query has {query.shape[0]} dimensions, the index {self._matrix.shape[1]}"
                 )
-            scores = self._matrix @ query
-            top = min(limit, scores.shape[0])
-            best = np.argpartition(-scores, top - 1)[:top]
-            best = best[np.argsort(-scores[best], kind="stable")]
-            return [(int(self._ids[i]), float(scores[i])) for i in best]
+            near = Neighbourhood(self._ids, self._matrix)
+            return _top(near.ids, self._matrix @ query, limit), near
         return self._rescore(self._candidates(query, limit), query, limit)
+
+    def rescore(self, near: "Neighbourhood", vector: Any, limit: int) -> list[tuple[int, float]]:
+        """Exact scores of a nearby query (feedback) over an earlier search's candidates."""
+        query = normalise(vector)[0]
+        return _top(near.ids, near.matrix @ query, limit)
 
     def _candidates(self, query: "np.ndarray", pool: int) -> list[int]:
         """The Hamming-nearest chunk ids (by sign bits) to score exactly."""
@@ -139,19 +146,46 @@ class VectorIndex:
             nearest = np.arange(distance.shape[0])
         return [int(i) for i in self._ids[nearest]]
 
-    def _rescore(self, ids: list[int], query: "np.ndarray", limit: int) -> list[tuple[int, float]]:
+    def _rescore(
+        self, ids: list[int], query: "np.ndarray", limit: int
+    ) -> tuple[list[tuple[int, float]], "Neighbourhood"]:
         import numpy as np
 
         marks = ",".join(map(str, ids))
         if self.db.has_vec:
             rows = self.db.execute(
-                "SELECT chunk_id, 1.0 - vec_distance_cosine(embedding, ?) AS s FROM vectors "
-                f"WHERE chunk_id IN ({marks}) ORDER BY s DESC LIMIT ?",
-                (query.tobytes(), limit),
+                "SELECT chunk_id, embedding, 1.0 - vec_distance_cosine(embedding, ?) FROM vectors "
+                f"WHERE chunk_id IN ({marks})",
+                (query.tobytes(),),
             )
-            return [(int(c), float(s)) for c, s in rows]
-        rows = self.db.execute(f"SELECT chunk_id, embedding FROM vectors WHERE chunk_id IN ({marks})")
+        else:
+            rows = self.db.execute(
+                f"SELECT chunk_id, embedding FROM vectors WHERE chunk_id IN ({marks})"
+            )
+        found = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-        scores = matrix.reshape(len(rows), -1) @ query
-        order = np.argsort(-scores, kind="stable")[:limit]
-        return [(int(rows[i][0]), float(scores[i])) for i in order]
+        near = Neighbourhood(found, matrix.reshape(len(rows), -1))
+        if self.db.has_vec:  # sqlite-vec's exact cosine distances
+            scores = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
+        else:
+            scores = near.matrix @ query
+        return _top(found, scores, limit), near
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """The candidates one search scored (ids and unit vectors), reused by feedback."""
+
+    ids: "np.ndarray"
+    matrix: "np.ndarray"
+
+
+def _top(ids: "np.ndarray", scores: "np.ndarray", limit: int) -> list[tuple[int, float]]:
+    import numpy as np
+
+    top = min(limit, scores.shape[0])
+    if top <= 0:
+        return []
+    best = np.argpartition(-scores, top - 1)[:top]
+    best = best[np.argsort(-scores[best], kind="stable")]
+    return [(int(ids[i]), float(scores[i])) for i in best]
