@@ -22,7 +22,8 @@ OpenAI-compatible server) is always dropped on this wire.
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 
@@ -59,7 +60,7 @@ from .transport import (
     truncated,
 )
 
-__all__ = ["AnthropicProvider", "API_VERSION"]
+__all__ = ["API_VERSION", "AnthropicProvider"]
 
 API_VERSION = "2023-06-01"
 _EPHEMERAL = ',"cache_control":{"type":"ephemeral"}}'

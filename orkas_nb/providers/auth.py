@@ -12,13 +12,14 @@ import asyncio
 import hashlib
 import os
 import time
-from typing import Awaitable, Callable, Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
 from ..core.errors import AccountError, ConfigError
 
-__all__ = ["Token", "TokenSource", "StaticKey", "RefreshingToken", "key_from_env", "fingerprint"]
+__all__ = ["RefreshingToken", "StaticKey", "Token", "TokenSource", "fingerprint", "key_from_env"]
 
 
 class Token(BaseModel):

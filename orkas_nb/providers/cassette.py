@@ -24,8 +24,9 @@ import json
 import os
 import re
 import time
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable, Sequence
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -42,7 +43,7 @@ from .base import (
     drain,
 )
 
-__all__ = ["RecordingProvider", "ReplayProvider", "normalise_request", "CASSETTE_VERSION"]
+__all__ = ["CASSETTE_VERSION", "RecordingProvider", "ReplayProvider", "normalise_request"]
 
 CASSETTE_VERSION = 1
 _EVENT = TypeAdapter(StreamEvent)

@@ -8,11 +8,11 @@ A local server's real window can be learnt at run time and recorded with :meth:`
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel
 
-__all__ = ["ModelInfo", "Catalog", "DEFAULT_MODELS"]
+__all__ = ["DEFAULT_MODELS", "Catalog", "ModelInfo"]
 
 
 class ModelInfo(BaseModel):

@@ -36,7 +36,7 @@ from .catalog import Catalog, ModelInfo
 from .openai_chat import OpenAIChatProvider
 from .retry import Candidate, FailoverProvider, RetryPolicy
 
-__all__ = ["resolve_model", "parse_model_string", "EndpointConfig", "ProvidersConfig", "BUILTIN_ENDPOINTS"]
+__all__ = ["BUILTIN_ENDPOINTS", "EndpointConfig", "ProvidersConfig", "parse_model_string", "resolve_model"]
 
 OPENAI_URL = "https://api.openai.com/v1"
 ANTHROPIC_URL = "https://api.anthropic.com"
@@ -139,7 +139,7 @@ def _token(options: dict[str, Any], key: str | None) -> Any:
 def _probe_context_window(base_url: str) -> int | None:
     """A llama.cpp server's real context window (``/props``); None if it does not answer."""
     root = base_url.rstrip("/")
-    root = root[:-3] if root.endswith("/v1") else root
+    root = root.removesuffix("/v1")
     try:
         data = httpx.get(f"{root}/props", timeout=2.0).json()
     except (httpx.HTTPError, ValueError):

@@ -26,8 +26,8 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable, Sequence
 
 from ..core.errors import AccountError, ConfigError, ProviderError
 from .base import (
@@ -44,7 +44,7 @@ from .base import (
     drain,
 )
 
-__all__ = ["RetryPolicy", "Candidate", "FailoverProvider", "Cooldowns", "COOLDOWNS"]
+__all__ = ["COOLDOWNS", "Candidate", "Cooldowns", "FailoverProvider", "RetryPolicy"]
 
 ACCOUNT_COOLDOWN_S = 600.0
 _CONTENT = (StreamText, StreamThinking, StreamToolCall)
@@ -114,7 +114,7 @@ class FailoverProvider:
         *,
         policy: RetryPolicy | None = None,
         cooldowns: Cooldowns | None = None,
-        sleep: Callable[[float], "asyncio.Future[None] | object"] | None = None,
+        sleep: Callable[[float], asyncio.Future[None] | object] | None = None,
     ) -> None:
         if not candidates:
             raise ConfigError("a FailoverProvider needs at least one candidate")

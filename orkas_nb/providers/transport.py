@@ -16,7 +16,8 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 from httpx_sse import EventSource

@@ -33,8 +33,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 PROMPT = "Read the notes one by one, then summarise."
@@ -95,7 +96,6 @@ async def run_bare(url: str, model: str, state: dict[str, Any]) -> tuple[int, fl
 async def run_orkas(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
     from orkas_nb import Agent
     from orkas_nb.harness.tools import tool
-
     from orkas_nb.providers.registry import resolve_model
 
     workspace = Path(state.setdefault("workspace", tempfile.mkdtemp(prefix="orkas-bench-")))
@@ -143,7 +143,13 @@ async def run_pydantic_ai(url: str, model: str, state: dict[str, Any]) -> tuple[
 
 
 async def run_openai_agents(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
-    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
+    from agents import (
+        Agent,
+        OpenAIChatCompletionsModel,
+        Runner,
+        function_tool,
+        set_tracing_disabled,
+    )
     from openai import AsyncOpenAI
 
     set_tracing_disabled(True)
@@ -308,7 +314,8 @@ def main() -> None:
             python = args.python if name in ("pydantic_ai", "openai_agents") else sys.executable
             env = {**os.environ, "PYTHONPATH": str(REPO)}
             done = subprocess.run([python, __file__, "--worker", name, "--url", url, "--n", args.n,
-                                   "--repeat", str(args.repeat)], capture_output=True, text=True, env=env)
+                                   "--repeat", str(args.repeat)], capture_output=True, text=True, env=env,
+                                  check=False)
             if done.returncode != 0:
                 results[name] = {"error": (done.stderr.strip().splitlines() or ["failed"])[-1]}
             else:

@@ -7,7 +7,7 @@ or start :class:`tests.fakes.model_server.ModelServer` directly.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

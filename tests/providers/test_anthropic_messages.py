@@ -9,7 +9,13 @@ import pytest
 
 from orkas_nb.core.errors import AccountError, ContextOverflowError, StreamTruncatedError
 from orkas_nb.core.messages import (
-    AssistantMessage, ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage, user_message,
+    AssistantMessage,
+    ImageBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    user_message,
 )
 from orkas_nb.providers.anthropic_messages import AnthropicProvider
 from orkas_nb.providers.auth import RefreshingToken, Token
@@ -35,7 +41,7 @@ async def test_streams_thinking_text_and_tool_use_with_cache_usage(model_server)
     assert "".join(e.text for e in events if isinstance(e, StreamText)) == "Looking now."
     assert [e.name for e in events if isinstance(e, StreamToolCall)] == ["lookup"]
     final = done(events)
-    thinking, text, call = final.message.content
+    thinking, _, call = final.message.content
     assert thinking == ThinkingBlock(text="Consider it.", signature="sig-1")
     assert call.arguments == {"path": "a.txt"} and final.stop_reason == "tool_use"
     assert final.usage.cache_read_tokens == 900 and final.usage.cache_write_tokens == 40

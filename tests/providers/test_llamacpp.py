@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from orkas_nb.providers.cassette import RecordingProvider, ReplayProvider
 from orkas_nb.providers.registry import resolve_model
 
 pytest.importorskip("xllamacpp")
-from tests.fakes.llama_server import model_path  # noqa: E402
+from tests.fakes.llama_server import model_path
 
 pytestmark = [
     pytest.mark.llamacpp,

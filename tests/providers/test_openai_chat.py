@@ -9,10 +9,21 @@ import httpx
 import pytest
 
 from orkas_nb.core.errors import (
-    AccountError, ContextOverflowError, RateLimitError, RequestError, StreamTruncatedError, TransientError,
+    AccountError,
+    ContextOverflowError,
+    RateLimitError,
+    RequestError,
+    StreamTruncatedError,
+    TransientError,
 )
 from orkas_nb.core.messages import (
-    AssistantMessage, ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage, user_message,
+    AssistantMessage,
+    ImageBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    user_message,
 )
 from orkas_nb.providers.auth import RefreshingToken, Token
 from orkas_nb.providers.base import ModelRequest, StreamText, StreamThinking, StreamToolCall

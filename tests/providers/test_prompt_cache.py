@@ -4,6 +4,7 @@ stability), the session id is the cache key, and Anthropic's breakpoints sit on 
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 from orkas_nb.harness.runner import Runner
 from orkas_nb.harness.session import JsonlSession
@@ -48,7 +49,7 @@ async def test_openai_bodies_are_byte_prefixes_of_each_other(model_server, tmp_p
     await _two_turns(provider, tmp_path, "gpt-4o-mini")
     bodies = [r.body for r in model_server.posts()]
     assert len(bodies) == 4
-    for before, after in zip(bodies, bodies[1:]):
+    for before, after in pairwise(bodies):
         # messages come last in the body: all but the closing "]}" is a byte prefix
         assert after.startswith(before[:-2]), (before[-300:], after[:300])
     keys = {json.loads(b)["prompt_cache_key"] for b in bodies}
@@ -69,7 +70,7 @@ async def test_anthropic_prefix_is_stable_and_breakpoint_moves_forward(model_ser
     await _two_turns(provider, tmp_path, "claude-sonnet-4-5")
     bodies = [r.body for r in model_server.posts()]
     parsed = [json.loads(b) for b in bodies]
-    for before, after in zip(parsed, parsed[1:]):
+    for before, after in pairwise(parsed):
         old, new = _without_cache_control(before["messages"]), _without_cache_control(after["messages"])
         assert new[: len(old) - 1] == old[:-1]
         # the last turn of the older request may have grown (tool results + steer share a turn)
@@ -80,6 +81,6 @@ async def test_anthropic_prefix_is_stable_and_breakpoint_moves_forward(model_ser
         assert marks == 3, body  # tools, system, and the last block of the last message
         assert "cache_control" in data["messages"][-1]["content"][-1]
     # Byte level: everything up to the previous request's last message is unchanged.
-    for before, after in zip(bodies, bodies[1:]):
+    for before, after in pairwise(bodies):
         cut = before.rfind(b'{"role":')
         assert after[:cut] == before[:cut]

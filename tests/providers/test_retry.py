@@ -82,7 +82,7 @@ async def test_all_candidates_cooling_after_account_errors_fails_fast():
 
 
 async def test_rate_limited_everywhere_waits_in_place():
-    provider, slept = _failover([RateLimitError("slow", retry_after=2.0), reply("ok")],
+    provider, _ = _failover([RateLimitError("slow", retry_after=2.0), reply("ok")],
                                 [RateLimitError("slow", retry_after=3.0)])
     events = await collect(provider, request("m"))
     kinds = [(r.rotated_to, r.delay_s) for r in retries(events)]

@@ -130,8 +130,8 @@ def test_sdks_list_models(model_server):
 def test_anthropic_sdk_rejects_a_stream_cut_before_message_stop(model_server):
     """What the SDK does with our cut fault: it raises, as it would on a real dropped stream."""
     model_server.push(Fault.cut("partial"))
-    with pytest.raises(Exception) as info:
-        with _anthropic(model_server).messages.stream(model="claude-sonnet-4-5", max_tokens=10,
-                                                      messages=[{"role": "user", "content": "hi"}]) as s:
-            s.get_final_message()
+    client = _anthropic(model_server)
+    with pytest.raises(Exception) as info, client.messages.stream(
+            model="claude-sonnet-4-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}]) as s:
+        s.get_final_message()
     assert "anthropic" in type(info.value).__module__ or "http" in type(info.value).__module__

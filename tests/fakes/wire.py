@@ -1,0 +1,211 @@
+"""The two wire formats the fake model server speaks, rendered byte for byte.
+
+The script vocabulary (:class:`Reply`, :class:`ToolCall`, :class:`Fault`) and the renderers:
+OpenAI ``chat.completion.chunk`` events ending in ``data: [DONE]`` (with ``include_usage``),
+Anthropic named events ``message_start`` … ``message_stop`` with a ``ping``, and each service's
+error bodies. :mod:`tests.fakes.model_server` serves them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["REASONS", "Fault", "Reply", "Step", "ToolCall", "anthropic_events", "error_body", "openai_events"]
+
+
+@dataclass
+class ToolCall:
+    name: str
+    arguments: str = "{}"  # JSON text, streamed in ``fragments`` pieces
+    id: str | None = None
+    fragments: int = 4
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    thinking: str = ""
+    signature: str = "sig-EqQBCkYIARgCIkA"
+    redacted: str | None = None  # Anthropic redacted_thinking data
+    text_chunks: int = 4  # number of text deltas
+    input_tokens: int = 25
+    output_tokens: int = 12
+    cache_read: int = 0
+    cache_write: int = 0
+    stop_reason: str | None = None  # default from content
+    framing: str = "chunked"  # or "close": no chunked framing, the body ends at close
+
+
+@dataclass
+class Fault:
+    kind: str
+    code: int = 0  # the HTTP status of a ``status`` fault
+    retry_after: str | None = None
+    body: str | None = None
+    text: str = ""
+    seconds: float = 0.0
+    data: bytes = b""
+    framing: str = "chunked"
+
+    @staticmethod
+    def status(code: int, *, retry_after: float | str | None = None, body: str | None = None) -> Fault:
+        ra = None if retry_after is None else str(retry_after)
+        return Fault("status", code=code, retry_after=ra, body=body)
+
+    @staticmethod
+    def reset() -> Fault:
+        return Fault("reset")
+
+    @staticmethod
+    def cut(text: str = "partial answer", framing: str = "chunked") -> Fault:
+        return Fault("cut", text=text, framing=framing)
+
+    @staticmethod
+    def malformed(after_text: str = "") -> Fault:
+        return Fault("malformed", text=after_text)
+
+    @staticmethod
+    def stall(seconds: float) -> Fault:
+        return Fault("stall", seconds=seconds)
+
+    @staticmethod
+    def raw(data: bytes) -> Fault:
+        return Fault("raw", data=data)
+
+
+Step = Reply | Fault
+
+
+# -- error bodies as each service sends them -----------------------------------------------------
+
+_OPENAI_ERRORS = {
+    400: ("invalid_request_error", "context_length_exceeded", "messages",
+          ("This model's maximum context length is 128000 tokens. However, your messages resulted "
+           "in 130517 tokens. Please reduce the length of the messages.")),
+    401: ("invalid_request_error", "invalid_api_key", None,
+          "Incorrect API key provided: sk-test***. You can find your API key at the dashboard."),
+    403: ("invalid_request_error", "unsupported_country_region_territory", None,
+          "Country, region, or territory not supported"),
+    404: ("invalid_request_error", "model_not_found", None, "The model `nope` does not exist"),
+    429: ("requests", "rate_limit_exceeded", None,
+          ("Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): "
+           "Limit 3, Used 3, Requested 1. Please try again in 20s.")),
+    500: ("server_error", None, None,
+          "The server had an error while processing your request. Sorry about that!"),
+    503: ("server_error", None, None, "The engine is currently overloaded, please try again later."),
+}
+_ANTHROPIC_ERRORS = {
+    400: ("invalid_request_error", "prompt is too long: 208310 tokens > 200000 maximum"),
+    401: ("authentication_error", "invalid x-api-key"),
+    403: ("permission_error", "Your API key does not have permission to use the specified resource."),
+    404: ("not_found_error", "model: nope"),
+    429: ("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"),
+    500: ("api_error", "Internal server error"),
+    529: ("overloaded_error", "Overloaded"),
+}
+REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+            429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable",
+            529: "Overloaded"}
+
+
+def error_body(wire: str, status: int) -> bytes:
+    if wire == "anthropic":
+        etype, message = _ANTHROPIC_ERRORS.get(status, ("api_error", f"status {status}"))
+        return json.dumps({"type": "error", "error": {"type": etype, "message": message},
+                           "request_id": "req_011CTest"}).encode()
+    etype, code, param, message = _OPENAI_ERRORS.get(status, ("server_error", None, None, f"status {status}"))
+    return json.dumps({"error": {"message": message, "type": etype, "param": param, "code": code}},
+                      indent=4).encode() + b"\n"
+
+
+# -- stream bodies --------------------------------------------------------------------------------
+
+def _split(text: str, n: int) -> list[str]:
+    if not text:
+        return []
+    n = max(1, min(n, len(text)))
+    size = -(-len(text) // n)
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def openai_events(reply: Reply, model: str, counter: int) -> list[bytes]:
+    """The ``data:`` events of one Chat Completions stream (with ``include_usage``)."""
+    base = {"id": f"chatcmpl-AZ{counter:06d}", "object": "chat.completion.chunk",
+            "created": 1_764_000_000 + counter, "model": model, "system_fingerprint": "fp_0fake0"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        body = {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                                     "finish_reason": finish}], "usage": None}
+        return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\n\n"
+
+    out = [chunk({"role": "assistant", "content": "", "refusal": None})]
+    for piece in _split(reply.text, reply.text_chunks):
+        out.append(chunk({"content": piece}))
+    for i, call in enumerate(reply.tool_calls):
+        cid = call.id or f"call_{counter:04d}{i:02d}xYz"
+        out.append(chunk({"tool_calls": [{"index": i, "id": cid, "type": "function",
+                                          "function": {"name": call.name, "arguments": ""}}]}))
+        for piece in _split(call.arguments, call.fragments):
+            out.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
+    finish = reply.stop_reason or ("tool_calls" if reply.tool_calls else "stop")
+    out.append(chunk({}, finish))
+    usage = {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens,
+             "total_tokens": reply.input_tokens + reply.output_tokens,
+             "prompt_tokens_details": {"cached_tokens": reply.cache_read, "audio_tokens": 0},
+             "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                           "accepted_prediction_tokens": 0,
+                                           "rejected_prediction_tokens": 0}}
+    out.append(b"data: " + json.dumps({**base, "choices": [], "usage": usage},
+                                      separators=(",", ":")).encode() + b"\n\n")
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
+def _named(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: ".encode() + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
+
+
+def anthropic_events(reply: Reply, model: str, counter: int) -> list[bytes]:
+    """The named events of one Messages stream, ``message_start`` … ``message_stop``."""
+    usage = {"input_tokens": reply.input_tokens, "cache_creation_input_tokens": reply.cache_write,
+             "cache_read_input_tokens": reply.cache_read, "output_tokens": 1,
+             "service_tier": "standard"}
+    out = [_named("message_start", {"type": "message_start", "message": {
+        "id": f"msg_01Fake{counter:06d}", "type": "message", "role": "assistant", "model": model,
+        "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}})]
+    index = 0
+
+    def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
+        nonlocal index
+        out.append(_named("content_block_start", {"type": "content_block_start", "index": index,
+                                                  "content_block": start}))
+        if index == 0:
+            out.append(b'event: ping\ndata: {"type": "ping"}\n\n')
+        for d in deltas:
+            out.append(_named("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}))
+        out.append(_named("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+
+    if reply.thinking:
+        block({"type": "thinking", "thinking": "", "signature": ""},
+              [{"type": "thinking_delta", "thinking": p} for p in _split(reply.thinking, 2)]
+              + [{"type": "signature_delta", "signature": reply.signature}])
+    if reply.redacted:
+        block({"type": "redacted_thinking", "data": reply.redacted}, [])
+    if reply.text:
+        block({"type": "text", "text": ""},
+              [{"type": "text_delta", "text": p} for p in _split(reply.text, reply.text_chunks)])
+    for i, call in enumerate(reply.tool_calls):
+        cid = call.id or f"toolu_01Fake{counter:04d}{i:02d}"
+        block({"type": "tool_use", "id": cid, "name": call.name, "input": {}},
+              [{"type": "input_json_delta", "partial_json": ""}]
+              + [{"type": "input_json_delta", "partial_json": p} for p in _split(call.arguments, call.fragments)])
+    stop = reply.stop_reason or ("tool_use" if reply.tool_calls else "end_turn")
+    out.append(_named("message_delta", {"type": "message_delta",
+                                        "delta": {"stop_reason": stop, "stop_sequence": None},
+                                        "usage": {"output_tokens": reply.output_tokens}}))
+    out.append(_named("message_stop", {"type": "message_stop"}))
+    return out
