@@ -168,8 +168,15 @@ class PathPolicy:
             raise PathRefused("the path contains a NUL character")
         if not raw.strip():
             raise PathRefused("the path is empty")
+        if len(raw) > 4096:
+            raise PathRefused(f"the path is {len(raw):,} characters long; paths stop at 4096")
         expanded = os.path.expanduser(raw) if raw.startswith("~") else raw
-        return ((base or self.workspace) / expanded).resolve()
+        try:
+            return ((base or self.workspace) / expanded).resolve()
+        except RuntimeError:
+            raise PathRefused(f"{raw[:200]!r} is a symlink loop; it points back to itself") from None
+        except OSError as exc:
+            raise PathRefused(f"{raw[:200]!r} cannot be resolved: {exc.strerror}") from None
 
     def root_of(self, path: Path) -> Path | None:
         for root in self.roots:

@@ -120,6 +120,10 @@ def read_bytes(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
         raise ToolError(f"{path.name!r} does not exist (looked for {path})") from None
     except PermissionError:
         raise ToolError(f"{path.name!r} cannot be read: permission denied") from None
+    except OSError as exc:
+        if isinstance(exc, PathRefused):
+            raise
+        raise ToolError(f"{path.name[:200]!r} cannot be read: {exc.strerror}") from None
 
 
 def _read_from(path: Path, dfd: int, limit: int) -> tuple[bytes, os.stat_result]:

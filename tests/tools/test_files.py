@@ -32,6 +32,8 @@ async def test_read_ranges_and_line_numbers(world, make_caller) -> None:
     assert not ok and "does not exist" in text
     ok, text, _ = await call("read_file", path="sub")
     assert not ok and "is a folder" in text
+    ok, text, _ = await call("read_file", path="n" * 300)
+    assert not ok and "File name too long" in text and len(text) < 400
 
 
 async def test_binary_files_are_refused_politely(world, make_caller) -> None:

@@ -86,3 +86,12 @@ def test_extra_readonly_paths_cannot_expose_credentials(world) -> None:
         default_tools(world.ws, settings={"extra_readonly_paths": [str(world.home / ".ssh")]})
     tools = default_tools(world.ws, settings={"extra_readonly_paths": ["/usr/share"]})
     assert tools
+
+
+def test_loops_and_overlong_paths_are_clear_refusals(world) -> None:
+    (world.ws / "loop").symlink_to("loop")
+    policy = PathPolicy(world.ws)
+    with pytest.raises(PathRefused, match="symlink loop"):
+        policy.check("loop/x")
+    with pytest.raises(PathRefused, match="paths stop at 4096"):
+        policy.check("a/" * 3000)
