@@ -252,5 +252,13 @@ def for_cassette(provider: Any, approver: ApproverLike | None) -> ApproverLike |
     return approver
 
 
-__all__ = ["WidgetApprover", "ApprovalPrompt", "ApprovalHost", "RecordingApprover",
-           "ReplayingApprover", "approvals_path", "for_cassette", "DEFAULT_TIMEOUT_S"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "ApprovalHost",
+    "ApprovalPrompt",
+    "RecordingApprover",
+    "ReplayingApprover",
+    "WidgetApprover",
+    "approvals_path",
+    "for_cassette",
+]

@@ -26,9 +26,10 @@ import signal
 import sys
 import threading
 import traceback
+from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Any
 
 from ..harness.tools import FunctionTool, Tool, ToolContext, ToolOutput
 from ..tools.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
@@ -87,7 +88,7 @@ def describe(value: Any) -> tuple[str, str, str]:
             size = _human(nbytes)
         else:
             size = _human(sys.getsizeof(value))
-    except Exception:  # a hostile __sizeof__ or memory_usage: leave the size out
+    except Exception:  # noqa: BLE001 - a hostile __sizeof__ or memory_usage: leave the size out
         size = ""
     return kind, shape, size
 
@@ -137,7 +138,7 @@ def preview(value: Any, max_chars: int = PREVIEW_CHARS) -> str:
     head = f"{kind}" + (f", shape {shape}" if shape else "") + (f", {size}" if size else "")
     try:
         body = _preview_body(value)
-    except Exception as exc:  # the value's own methods failed: say so, keep going
+    except Exception as exc:  # noqa: BLE001 - the value's own methods failed: say so, keep going
         body = f"(no preview: {type(exc).__name__}: {exc})"
     return _cap(f"{head}\n{body}", max_chars)
 
@@ -222,7 +223,7 @@ async def execute_in_kernel(shell: Any, code: str, abort: Any = None) -> ToolOut
                 error = "KeyboardInterrupt: the user interrupted the kernel; the run stops"
                 if abort is not None:
                     abort.abort("interrupted by the user (kernel interrupt)")
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - the agent's code failed: tell the model
                 error = _short_traceback(exc)
             if value is not None:
                 from IPython.display import display
@@ -254,13 +255,13 @@ async def _exec(shell: Any, source: str) -> Any:
     ns = shell.user_ns
     if tree.body:
         with _interruptible():
-            result = eval(compile(tree, "<agent>", "exec", flags=flags), ns)  # noqa: S307 - consented
+            result = eval(compile(tree, "<agent>", "exec", flags=flags), ns)
         if hasattr(result, "__await__"):
             await result
     if last is None:
         return None
     with _interruptible():
-        value = eval(compile(ast.Expression(last.value), "<agent>", "eval", flags=flags), ns)  # noqa: S307
+        value = eval(compile(ast.Expression(last.value), "<agent>", "eval", flags=flags), ns)
     if hasattr(value, "__await__") and _has_await(last):
         value = await value
     return value
@@ -377,5 +378,13 @@ def kernel_tools(
     ]
 
 
-__all__ = ["kernel_tools", "execute_in_kernel", "preview", "describe", "list_variables_text",
-           "resolve", "KERNEL_PYTHON", "PROPOSE_CAVEAT"]
+__all__ = [
+    "KERNEL_PYTHON",
+    "PROPOSE_CAVEAT",
+    "describe",
+    "execute_in_kernel",
+    "kernel_tools",
+    "list_variables_text",
+    "preview",
+    "resolve",
+]

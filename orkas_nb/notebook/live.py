@@ -27,7 +27,8 @@ import asyncio
 import html
 import json
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # importing this module stays light: ipywidgets and the engine load on use
     import ipywidgets as widgets
@@ -398,10 +399,6 @@ class LiveRenderer:
         return "<span class='orkas-status-line'>" + " · ".join(parts) + "</span>"
 
 
-__all__ = ["LiveRenderer", "TranscriptSource", "CostSource", "safe_cut", "FREEZE_CHARS"]
-
-
-
 # -- plugging into the %%agent magic (orkas_nb.notebook.plugins) ------------------------------
 
 
@@ -414,7 +411,7 @@ def _widgets_available(shell: Any) -> bool:
     return in_kernel(shell) and importlib.util.find_spec("ipywidgets") is not None
 
 
-def _make_renderer(ctx: Any) -> "LiveRenderer":
+def _make_renderer(ctx: Any) -> LiveRenderer:
     return LiveRenderer(ctx.controls, transcript=ctx.transcript, slot=ctx.slot,
                         interval_s=max(0.05, float(ctx.refresh_interval)))
 
@@ -470,4 +467,5 @@ class RunControls:
         self.approver.answer(request_id, answer)
 
 
-__all__ += ["RunControls", "register"]
+__all__ = ["FREEZE_CHARS", "CostSource", "LiveRenderer", "RunControls", "TranscriptSource",
+           "register", "safe_cut"]

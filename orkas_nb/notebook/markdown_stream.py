@@ -9,7 +9,8 @@ the text streamed.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 FREEZE_CHARS = 4000  # a live block longer than this is frozen at a safe boundary
 
@@ -30,7 +31,7 @@ def safe_cut(text: str) -> int:
     for line in text.splitlines(keepends=True):
         pos += len(line)
         stripped = line.lstrip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
+        if stripped.startswith(("```", "~~~")):
             fence = not fence
         elif not fence and pos < len(text) and line.endswith("\n"):
             line_end = pos
@@ -76,4 +77,4 @@ class MarkdownStream:
         return True
 
 
-__all__ = ["MarkdownStream", "safe_cut", "FREEZE_CHARS"]
+__all__ = ["FREEZE_CHARS", "MarkdownStream", "safe_cut"]

@@ -26,7 +26,7 @@ from tempfile import TemporaryDirectory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.notebook_live.kernel_harness import WidgetKernel  # noqa: E402
+from tests.notebook_live.kernel_harness import WidgetKernel
 
 SETUP = r'''
 import asyncio, time

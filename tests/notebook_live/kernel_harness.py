@@ -13,9 +13,10 @@ import os
 import queue
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from jupyter_client.manager import KernelManager
 
@@ -86,7 +87,7 @@ class WidgetKernel:
 
     # -- lifecycle ------------------------------------------------------------------------------
 
-    def __enter__(self) -> "WidgetKernel":
+    def __enter__(self) -> WidgetKernel:
         self.km.start_kernel(cwd=self.cwd, env=self._env)
         self.kc = self.km.client()
         self.kc.start_channels()
