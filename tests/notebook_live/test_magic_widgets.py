@@ -78,3 +78,18 @@ def test_a_background_run_keeps_its_live_controls(nb: WidgetKernel) -> None:
     nb.run("r = await orkas_nb.notebook.wait(10)\nassert r.stop_reason == 'cancelled', r")
     final = [o for o in ex.outputs if o["msg_type"] == "update_display_data"]
     assert final and "application/vnd.orkas.transcript+json" in final[-1]["data"]
+
+
+def test_the_kernel_interrupt_stops_a_magic_run_and_the_view_still_gives_way(nb: WidgetKernel) -> None:
+    nb.run('m = ScriptedModel([reply("Waiting.", call("slow", seconds=60)), reply("after")])')
+    ex = nb.start("%%agent -m $m -s interrupted\nwait")
+    nb.pump(lambda: any(c.state.get("titles", ("",))[0].startswith("⏳ slow")
+                        for c in nb.find("orkas-tool")), timeout=30, what="the slow tool")
+    sent = time.monotonic()
+    nb.interrupt()
+    nb.wait(ex, timeout=10)
+    assert ex.idle_at - sent < 1.0
+    assert "Interrupt" in ex.reply["content"]["ename"]  # the magic reports it (its own wording)
+    final = [o for o in ex.outputs if o["msg_type"] == "update_display_data"]
+    assert final and "interrupted" in final[-1]["data"]["text/markdown"].lower()
+    assert nb.find("orkas-live", open_only=False)[-1].closed
