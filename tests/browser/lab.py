@@ -111,6 +111,8 @@ def start_lab(root: Path, home: Path) -> LabServer:
         "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
         "IPYTHONDIR": str(home / "ipython"),
         "PYTHONUNBUFFERED": "1",
+        # Kernels inherit it: a loaded CI machine must not turn a slow answer into a fallback.
+        "ORKAS_HANDSHAKE_TIMEOUT": "3",
     }
     log_path = home / "jupyterlab.log"
     cmd = [

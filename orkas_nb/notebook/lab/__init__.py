@@ -14,14 +14,14 @@ from typing import Any, Callable
 
 from ..render import Controls, Renderer
 from .approvals import LabApprover
-from .handshake import DEFAULT_TIMEOUT_S, probe_frontend
+from .handshake import probe_frontend
 from .plan import FormField, Plan, PlanStep, StepForm
 from .plan_view import PlanWidget
 from .protocol import PlanAction
 from .run_view import LabRenderer, RunWidget
 
 
-async def has_run_view(timeout: float = DEFAULT_TIMEOUT_S) -> bool:
+async def has_run_view(timeout: float | None = None) -> bool:
     """Whether the front end that sent the running cell draws the run view (a handshake).
 
     Await it from the cell, before the run starts: the renderer chosen then displays into
@@ -32,7 +32,7 @@ async def has_run_view(timeout: float = DEFAULT_TIMEOUT_S) -> bool:
 
 
 async def choose_renderer(controls: Controls | None, fallback: Callable[[], Renderer], *,
-                          timeout: float = DEFAULT_TIMEOUT_S, **options: Any) -> Renderer:
+                          timeout: float | None = None, **options: Any) -> Renderer:
     """``LabRenderer(controls, **options)`` when the front end has the run view, else ``fallback()``."""
     if await has_run_view(timeout):
         return LabRenderer(controls, **options)

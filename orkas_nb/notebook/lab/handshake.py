@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
 import time
 from typing import Any
@@ -29,7 +30,18 @@ from .protocol import HANDSHAKE_TARGET, PROBE_PREFIX, FrontendHello
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 1.5
+# Short, because a front end without the extension (VS Code, nbclient) pays it once per
+# connection, with the run's first events held back meanwhile; the extension answers in tens of
+# milliseconds, and a late answer still switches the next run. ORKAS_HANDSHAKE_TIMEOUT overrides.
+DEFAULT_TIMEOUT_S = 0.5
+
+
+def default_timeout() -> float:
+    try:
+        return float(os.environ.get("ORKAS_HANDSHAKE_TIMEOUT", DEFAULT_TIMEOUT_S))
+    except ValueError:
+        log.warning("orkas_nb: ORKAS_HANDSHAKE_TIMEOUT is not a number; using %s s", DEFAULT_TIMEOUT_S)
+        return DEFAULT_TIMEOUT_S
 
 
 class _Registry:
@@ -40,6 +52,7 @@ class _Registry:
         self.pending: dict[str, asyncio.Future[FrontendHello]] = {}
         self.answers: dict[str, FrontendHello | None] = {}
         self.round_trips: list[float] = []  # seconds from probe to answer, for diagnostics
+        self.sessions: dict[str, str] = {}  # probe nonce -> client session that was asked
 
     def on_open(self, comm: Any, msg: dict[str, Any]) -> None:
         data = (msg.get("content") or {}).get("data") or {}
@@ -51,6 +64,9 @@ class _Registry:
         future = self.pending.get(hello.nonce)
         if future is not None and not future.done():
             future.get_loop().call_soon_threadsafe(_set_result, future, hello)
+        elif hello.nonce in self.sessions:
+            # A late answer (a loaded machine): this run fell back, the next one will not.
+            self.answers[self.sessions[hello.nonce]] = hello
 
 
 def _set_result(future: asyncio.Future[FrontendHello], hello: FrontendHello) -> None:
@@ -103,8 +119,9 @@ def cached_answer(kernel: Any = None) -> FrontendHello | None | bool:
     return _registry.answers.get(client_session(kernel), False)
 
 
-async def probe_frontend(timeout: float = DEFAULT_TIMEOUT_S, *, refresh: bool = False) -> FrontendHello | None:
+async def probe_frontend(timeout: float | None = None, *, refresh: bool = False) -> FrontendHello | None:
     """Ask the front end whether it draws orkas views; ``None`` means use the built-in widgets."""
+    timeout = default_timeout() if timeout is None else timeout
     kernel = _kernel()
     if kernel is None or getattr(kernel, "session", None) is None:
         return None
@@ -115,6 +132,7 @@ async def probe_frontend(timeout: float = DEFAULT_TIMEOUT_S, *, refresh: bool = 
     nonce = secrets.token_hex(8)
     future: asyncio.Future[FrontendHello] = asyncio.get_running_loop().create_future()
     _registry.pending[nonce] = future
+    _registry.sessions[nonce] = session
     try:
         sent = time.perf_counter()
         _publish_probe(kernel, nonce)
@@ -139,4 +157,4 @@ def forget() -> None:
 
 
 __all__ = ["probe_frontend", "cached_answer", "client_session", "forget", "round_trips",
-           "DEFAULT_TIMEOUT_S"]
+           "default_timeout", "DEFAULT_TIMEOUT_S"]

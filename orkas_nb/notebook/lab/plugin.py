@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from ...core.events import RunEvent, RunResult
 from ..render import Renderer, RunInfo
-from .handshake import DEFAULT_TIMEOUT_S, cached_answer, probe_frontend
+from .handshake import cached_answer, probe_frontend
 from .run_view import LabRenderer
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ class HandshakeRenderer:
     """A renderer that becomes the run view or the built-in one; see the module docstring."""
 
     def __init__(self, ctx: Any, fallback: Callable[[Any], Renderer] = _fallback_factory, *,
-                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+                 timeout: float | None = None) -> None:
         self.ctx = ctx
         self.fallback = fallback
         self.timeout = timeout

@@ -114,6 +114,23 @@ def test_a_malformed_answer_is_ignored(kc: Any) -> None:
     assert out["stdout"].split()[0] == "None"
 
 
+def test_a_late_answer_switches_the_next_run(kc: Any) -> None:
+    nonces: list[str] = []
+    out = run(kc, PROBE.format(forget="forget()", timeout=0.3), answer=lambda kc, n: nonces.append(n))
+    assert out["stdout"].split()[0] == "None"
+    hello(kc, nonces[0])  # arrives after the run fell back
+    later = run(kc, "import asyncio\nawait asyncio.sleep(0.3)\n" + PROBE.format(forget="", timeout=0.3))
+    assert later["stdout"].startswith("['run', 'plan']") and later["probes"] == []
+
+
+def test_the_timeout_comes_from_the_environment(kc: Any) -> None:
+    out = run(kc, "import os\nfrom orkas_nb.notebook.lab.handshake import default_timeout\n"
+                  "os.environ['ORKAS_HANDSHAKE_TIMEOUT'] = '2.5'; a = default_timeout()\n"
+                  "os.environ['ORKAS_HANDSHAKE_TIMEOUT'] = 'soon'; b = default_timeout()\n"
+                  "del os.environ['ORKAS_HANDSHAKE_TIMEOUT']; print(a, b, default_timeout())")
+    assert out["stdout"].split() == ["2.5", "0.5", "0.5"]
+
+
 RENDER = """
 from orkas_nb import Agent
 from orkas_nb.notebook.lab.handshake import forget
