@@ -38,6 +38,7 @@ _LAZY = {
     "kb_search_tool": ".tools",
     "memory_tool": ".tools",
     "scan": ".guard",
+    "FrozenPrompt": ".prompt",
 }
 
 __all__ = [*_LAZY, "open_knowledge_base", "default_embedder"]
@@ -48,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .kb import KBSettings, KnowledgeBase, format_hits  # noqa: F401
     from .models import DocumentInfo, IngestReport, SearchHit, SourceInfo  # noqa: F401
     from .notes import CrossSessionMemory, MemoryResult, MemorySettings, render_block  # noqa: F401
+    from .prompt import FrozenPrompt  # noqa: F401
     from .tools import kb_search_tool, memory_tool  # noqa: F401
 
 
@@ -65,7 +67,7 @@ _OPEN: dict[Path, Any] = {}
 _OPEN_LOCK = threading.Lock()
 
 
-def open_knowledge_base(workspace: str | Path, *, embedder: Any = None) -> "KnowledgeBase":
+def open_knowledge_base(workspace: str | Path, *, embedder: Any = None) -> KnowledgeBase:
     """The workspace's knowledge base, one per process and workspace (magics and tools share it).
 
     ``embedder`` is used when the base is first opened in this process (or replaces the one
@@ -84,7 +86,7 @@ def open_knowledge_base(workspace: str | Path, *, embedder: Any = None) -> "Know
         return kb
 
 
-def default_embedder() -> "Embedder | None":
+def default_embedder() -> Embedder | None:
     """The local MiniLM when its packages are installed (``orkas_nb[embeddings]``), else None."""
     from ..core.errors import ConfigError
     from .embedders import OnnxMiniLM

@@ -17,8 +17,9 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..core.errors import ConfigError, ToolError
 
@@ -34,7 +35,7 @@ class EmbeddingError(ToolError):
 class Embedder(Protocol):
     id: str
 
-    def embed(self, texts: Sequence[str]) -> "np.ndarray": ...
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 class HttpEmbedder:
@@ -67,7 +68,7 @@ class HttpEmbedder:
         self.id = f"http:{self.base_url}:{model}" + (f":{dimensions}" if dimensions else "")
         self._transport = transport
 
-    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         import httpx
         import numpy as np
 
@@ -80,7 +81,9 @@ class HttpEmbedder:
                 if self.dimensions:
                     body["dimensions"] = self.dimensions
                 try:
-                    response = client.post(f"{self.base_url}/embeddings", json=body, headers=headers)
+                    response = client.post(
+                        f"{self.base_url}/embeddings", json=body, headers=headers
+                    )
                 except httpx.HTTPError as exc:
                     raise EmbeddingError(f"embedding server unreachable: {exc}") from exc
                 if response.status_code != 200:
@@ -104,7 +107,7 @@ class HttpEmbedder:
         return vectors
 
 
-def _unit(matrix: "np.ndarray") -> "np.ndarray":
+def _unit(matrix: np.ndarray) -> np.ndarray:
     import numpy as np
 
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -201,7 +204,7 @@ class OnnxMiniLM:
             self._inputs = {i.name for i in self._session.get_inputs()}
             self._tokenizer = tokenizer
 
-    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
         self._load()

@@ -39,19 +39,62 @@ OK = Verdict(True)
 
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 _INVISIBLE = (
-    {0x00AD, 0x034F, 0x180E, 0x200B, 0x2028, 0x2029, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064,
-     0xFEFF, 0x115F, 0x1160, 0x3164, 0xFFA0}
+    {
+        0x00AD,
+        0x034F,
+        0x180E,
+        0x200B,
+        0x2028,
+        0x2029,
+        0x2060,
+        0x2061,
+        0x2062,
+        0x2063,
+        0x2064,
+        0xFEFF,
+        0x115F,
+        0x1160,
+        0x3164,
+        0xFFA0,
+    }
     | set(range(0x206A, 0x2070))
     | set(range(0xFFF9, 0xFFFC))
 )
 _JOINERS = {0x200C, 0x200D}
 
-_CONFUSABLES = str.maketrans({
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j",
-    "ѕ": "s", "ԁ": "d", "ɡ": "g", "һ": "h", "ӏ": "l", "к": "k", "м": "m", "т": "t", "в": "b",
-    "н": "h", "α": "a", "ο": "o", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ρ": "p", "τ": "t",
-    "υ": "u", "χ": "x",
-})
+_CONFUSABLES = str.maketrans(
+    {
+        "а": "a",
+        "е": "e",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "у": "y",
+        "х": "x",
+        "і": "i",
+        "ј": "j",
+        "ѕ": "s",
+        "ԁ": "d",
+        "ɡ": "g",
+        "һ": "h",
+        "ӏ": "l",
+        "к": "k",
+        "м": "m",
+        "т": "t",
+        "в": "b",
+        "н": "h",
+        "α": "a",
+        "ο": "o",
+        "ε": "e",
+        "ι": "i",
+        "κ": "k",
+        "ν": "v",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+    }
+)
 
 
 def _char_problem(text: str) -> str | None:
@@ -104,7 +147,8 @@ def normalise(text: str) -> str:
     """The copy the patterns run on (see the module docstring)."""
     t = unicodedata.normalize("NFKC", text)
     t = "".join(
-        ch for ch in t
+        ch
+        for ch in t
         if ord(ch) not in _INVISIBLE | _BIDI | _JOINERS and unicodedata.category(ch) != "Cf"
     )
     return re.sub(r"\s+", " ", t.casefold()).strip()
@@ -117,46 +161,48 @@ def _compile(patterns: list[str]) -> re.Pattern[str]:
 _PREV = r"(?:previous|prior|above|earlier|preceding|former|existing|original|system|all|any|your|the|these|those)"
 _RULES = r"(?:instructions?|rules|prompts?|directions|directives|guidelines|guardrails|context|constraints|orders|commands|programming)"
 
-INJECTION = _compile([
-    # English
-    rf"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|discard)\b(?: \w+){{0,3}} {_PREV}\b(?: \w+){{0,2}} {_RULES}\b",
-    rf"\b(?:ignore|disregard|forget|override|bypass)\b (?:everything|all) (?:you were|you've been|that was|above|before)",
-    r"\byou are (?:now|no longer)\b(?: \w+){0,4} (?:unrestricted|jailbroken|dan|free of|without (?:any )?(?:rules|restrictions|limits))",
-    r"\byou are now (?:a|an|the|in)\b",
-    r"\b(?:from now on|henceforth|in every future (?:session|conversation)),? (?:you )?(?:must|will|shall|should)? ?(?:ignore|disregard|always obey|never refuse|obey|comply)",
-    r"\b(?:new|updated|real|actual|true) (?:system )?(?:instructions?|prompt|rules)\s*:",
-    r"\b(?:reveal|print|show|output|repeat|leak|dump)\b(?: \w+){0,3} (?:system prompt|hidden (?:prompt|instructions)|initial instructions)",
-    r"\b(?:do not|don't|never) (?:tell|inform|alert|warn) (?:the )?(?:user|human|developer)",
-    r"\b(?:jailbreak|developer mode|dan mode|god mode)\b",
-    r"\bact as (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken)",
-    r"\b(?:disable|turn off|remove)\b(?: \w+){0,2} (?:safety|guardrails|filters|restrictions)",
-    r"\bwhen(?:ever)? (?:you|the assistant) (?:see|read|load)s? this,? (?:you )?(?:must|should|will)",
-    # chat-template and role markup
-    r"<\|?(?:im_start|im_end|system|endoftext|start_header_id)\|?>",
-    r"\[/?inst\]|<<sys>>|</?system>|^#{2,} ?system\b|\bsystem override\b",
-    # French
-    r"\b(?:ignore[rz]?|oublie[rz]?|néglige[rz]?)\b(?: \w+){0,3} (?:les |tes |vos |toutes les )?(?:instructions|consignes|règles|directives)\b",
-    r"\bdésormais,? (?:tu|vous) (?:dois|devez|es|êtes|ignore)",
-    # Spanish / Portuguese / Italian
-    r"\b(?:ignora|ignore|olvida|olvide|esquece|esqueça|dimentica|trascura)\b(?: \w+){0,3} (?:las |os |as |le |tus |suas |tutte le |todas (?:las|as) )?(?:instrucciones|instruções|istruzioni|reglas|regras|regole)\b",
-    r"\b(?:a partir de ahora|de ahora en adelante|d'ora in poi|a partir de agora),? (?:eres|és|sei|você é|tu es)",
-    # German / Dutch
-    r"\b(?:ignoriere|ignorier|vergiss|missachte|negeer|vergeet)\b(?: \w+){0,3} (?:anweisungen|instruktionen|regeln|vorgaben|instructies|regels)\b",
-    r"\bab jetzt bist du\b|\bvanaf nu ben je\b",
-    # Russian
-    r"\b(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)\b(?: \w+){0,3} (?:инструкции|указания|правила)",
-    r"\bтеперь ты\b",
-    # Chinese
-    r"(?:忽略|无视|忽视|忘记|忘掉|不要理会|無視|忽略掉).{0,8}(?:指令|指示|说明|規則|规则|提示|設定|设定)",
-    r"(?:你现在是|從現在開始你是|从现在开始你是|你不再是)",
-    # Japanese
-    r"(?:以前|前|上記|これまで|すべて)の?(?:指示|命令|ルール|プロンプト)を?(?:無視|忘れ)",
-    # Korean
-    r"(?:이전|위의|모든).{0,6}(?:지시|명령|규칙|지침).{0,4}(?:무시|잊어)",
-    # Arabic / Hindi
-    r"(?:تجاهل|انس).{0,20}(?:التعليمات|الأوامر|القواعد)",
-    r"(?:पिछले|सभी).{0,20}(?:निर्देशों|निर्देश).{0,10}(?:अनदेखा|भूल)",
-])
+INJECTION = _compile(
+    [
+        # English
+        rf"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|discard)\b(?: \w+){{0,3}} {_PREV}\b(?: \w+){{0,2}} {_RULES}\b",
+        r"\b(?:ignore|disregard|forget|override|bypass)\b (?:everything|all) (?:you were|you've been|that was|above|before)",
+        r"\byou are (?:now|no longer)\b(?: \w+){0,4} (?:unrestricted|jailbroken|dan|free of|without (?:any )?(?:rules|restrictions|limits))",
+        r"\byou are now (?:a|an|the|in)\b",
+        r"\b(?:from now on|henceforth|in every future (?:session|conversation)),? (?:you )?(?:must|will|shall|should)? ?(?:ignore|disregard|always obey|never refuse|obey|comply)",
+        r"\b(?:new|updated|real|actual|true) (?:system )?(?:instructions?|prompt|rules)\s*:",
+        r"\b(?:reveal|print|show|output|repeat|leak|dump)\b(?: \w+){0,3} (?:system prompt|hidden (?:prompt|instructions)|initial instructions)",
+        r"\b(?:do not|don't|never) (?:tell|inform|alert|warn) (?:the )?(?:user|human|developer)",
+        r"\b(?:jailbreak|developer mode|dan mode|god mode)\b",
+        r"\bact as (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken)",
+        r"\b(?:disable|turn off|remove)\b(?: \w+){0,2} (?:safety|guardrails|filters|restrictions)",
+        r"\bwhen(?:ever)? (?:you|the assistant) (?:see|read|load)s? this,? (?:you )?(?:must|should|will)",
+        # chat-template and role markup
+        r"<\|?(?:im_start|im_end|system|endoftext|start_header_id)\|?>",
+        r"\[/?inst\]|<<sys>>|</?system>|^#{2,} ?system\b|\bsystem override\b",
+        # French
+        r"\b(?:ignore[rz]?|oublie[rz]?|néglige[rz]?)\b(?: \w+){0,3} (?:les |tes |vos |toutes les )?(?:instructions|consignes|règles|directives)\b",
+        r"\bdésormais,? (?:tu|vous) (?:dois|devez|es|êtes|ignore)",
+        # Spanish / Portuguese / Italian
+        r"\b(?:ignora|ignore|olvida|olvide|esquece|esqueça|dimentica|trascura)\b(?: \w+){0,3} (?:las |os |as |le |tus |suas |tutte le |todas (?:las|as) )?(?:instrucciones|instruções|istruzioni|reglas|regras|regole)\b",
+        r"\b(?:a partir de ahora|de ahora en adelante|d'ora in poi|a partir de agora),? (?:eres|és|sei|você é|tu es)",
+        # German / Dutch
+        r"\b(?:ignoriere|ignorier|vergiss|missachte|negeer|vergeet)\b(?: \w+){0,3} (?:anweisungen|instruktionen|regeln|vorgaben|instructies|regels)\b",
+        r"\bab jetzt bist du\b|\bvanaf nu ben je\b",
+        # Russian
+        r"\b(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)\b(?: \w+){0,3} (?:инструкции|указания|правила)",
+        r"\bтеперь ты\b",
+        # Chinese
+        r"(?:忽略|无视|忽视|忘记|忘掉|不要理会|無視|忽略掉).{0,8}(?:指令|指示|说明|規則|规则|提示|設定|设定)",
+        r"(?:你现在是|從現在開始你是|从现在开始你是|你不再是)",
+        # Japanese
+        r"(?:以前|前|上記|これまで|すべて)の?(?:指示|命令|ルール|プロンプト)を?(?:無視|忘れ)",
+        # Korean
+        r"(?:이전|위의|모든).{0,6}(?:지시|명령|규칙|지침).{0,4}(?:무시|잊어)",
+        # Arabic / Hindi
+        r"(?:تجاهل|انس).{0,20}(?:التعليمات|الأوامر|القواعد)",
+        r"(?:पिछले|सभी).{0,20}(?:निर्देशों|निर्देश).{0,10}(?:अनदेखा|भूल)",
+    ]
+)
 
 _SENDER = r"(?:curl|wget|nc|ncat|netcat|socat|scp|rsync|ftp|sftp|telnet|invoke-webrequest|iwr|invoke-restmethod|irm|requests\.(?:post|put|get)|urllib|fetch\(|httpx\.(?:post|put)|sendmail|mail)"
 _SECRET_SOURCE = (
@@ -167,20 +213,22 @@ _SECRET_SOURCE = (
 )
 _SECRET_WORDS = r"(?:api[ _-]?keys?|tokens?|passwords?|passphrases?|credentials|secrets?|ssh keys?|private keys?|\.env(?: file)?|cookies|session cookies)"
 
-EXFILTRATION = _compile([
-    rf"{_SENDER}\b.{{0,120}}{_SECRET_SOURCE}",
-    rf"{_SECRET_SOURCE}.{{0,80}}\|\s*(?:base64.{{0,20}}\|\s*)?{_SENDER}\b",
-    rf"{_SENDER}\b.{{0,60}}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s*@?\S*{_SECRET_SOURCE}",
-    rf"\b(?:send|upload|post|email|forward|transmit|exfiltrate|copy|leak|share)\b(?: \w+){{0,4}} {_SECRET_WORDS}\b.{{0,40}}\b(?:to|at|into)\b",
-    rf"\bexfiltrat\w*",
-    rf"(?:\benv\b|\bprintenv\b|\bset\b|\bexport -p\b)\s*\|\s*{_SENDER}\b",
-    r"\bpowershell\b.{0,20}-e(?:nc(?:odedcommand)?)?\b",
-    r"\bbase64\b.{0,40}\|\s*(?:sh|bash)\b|\|\s*(?:sh|bash)\s*$",
-    r"\b(?:envoie|envoyer|envíe|envía|enviar|invia|inviare|sende|schicke)\b.{0,40}(?:clés?|mots? de passe|contraseñas?|claves?|password|chiavi|schlüssel|passwörter|token|secrets?|credenciales|zugangsdaten)",
-    r"(?:发送|上传|发给|發送).{0,20}(?:密钥|密碼|密码|令牌|凭证|憑證|秘钥)",
-    r"(?:密钥|密碼|密码|令牌|凭证|憑證|秘钥).{0,12}(?:发送|上传|发给|發送|传到)",
-    r"(?:отправь|пришли|загрузи).{0,30}(?:ключ|пароль|токен|секрет)",
-])
+EXFILTRATION = _compile(
+    [
+        rf"{_SENDER}\b.{{0,120}}{_SECRET_SOURCE}",
+        rf"{_SECRET_SOURCE}.{{0,80}}\|\s*(?:base64.{{0,20}}\|\s*)?{_SENDER}\b",
+        rf"{_SENDER}\b.{{0,60}}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s*@?\S*{_SECRET_SOURCE}",
+        rf"\b(?:send|upload|post|email|forward|transmit|exfiltrate|copy|leak|share)\b(?: \w+){{0,4}} {_SECRET_WORDS}\b.{{0,40}}\b(?:to|at|into)\b",
+        r"\bexfiltrat\w*",
+        rf"(?:\benv\b|\bprintenv\b|\bset\b|\bexport -p\b)\s*\|\s*{_SENDER}\b",
+        r"\bpowershell\b.{0,20}-e(?:nc(?:odedcommand)?)?\b",
+        r"\bbase64\b.{0,40}\|\s*(?:sh|bash)\b|\|\s*(?:sh|bash)\s*$",
+        r"\b(?:envoie|envoyer|envíe|envía|enviar|invia|inviare|sende|schicke)\b.{0,40}(?:clés?|mots? de passe|contraseñas?|claves?|password|chiavi|schlüssel|passwörter|token|secrets?|credenciales|zugangsdaten)",
+        r"(?:发送|上传|发给|發送).{0,20}(?:密钥|密碼|密码|令牌|凭证|憑證|秘钥)",
+        r"(?:密钥|密碼|密码|令牌|凭证|憑證|秘钥).{0,12}(?:发送|上传|发给|發送|传到)",
+        r"(?:отправь|пришли|загрузи).{0,30}(?:ключ|пароль|токен|секрет)",
+    ]
+)
 
 # Spacing tricks ("i g n o r e", "ignorepreviousinstructions"): the same phrases, letters only.
 SQUASHED = re.compile(
@@ -212,23 +260,36 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
     mixed = _mixed_script_word(unicodedata.normalize("NFKC", text))
     if mixed:
         return Verdict(
-            False, f"the word {mixed!r} mixes Latin with look-alike letters of another script",
+            False,
+            f"the word {mixed!r} mixes Latin with look-alike letters of another script",
             "unicode",
         )
     flat = normalise(text)
     if SECRET_VALUE.search(text):
-        return Verdict(False, "the entry contains what looks like a secret (key or token); "
-                       "memory must never hold credentials", "secret")
+        return Verdict(
+            False,
+            "the entry contains what looks like a secret (key or token); "
+            "memory must never hold credentials",
+            "secret",
+        )
     if EXFILTRATION.search(flat):
-        return Verdict(False, "the entry reads like a command to send secrets or credentials "
-                       "off the machine; memory cannot hold that", "exfiltration")
+        return Verdict(
+            False,
+            "the entry reads like a command to send secrets or credentials "
+            "off the machine; memory cannot hold that",
+            "exfiltration",
+        )
     squashed = re.sub(r"[\W\d_]+", "", flat.translate(_CONFUSABLES))
     if (
         INJECTION.search(flat)
         or INJECTION.search(flat.translate(_CONFUSABLES))
         or SQUASHED.search(squashed)
     ):
-        return Verdict(False, "the entry reads like an instruction aimed at the assistant "
-                       "(prompt injection); store facts and preferences, not commands to "
-                       "override rules", "injection")
+        return Verdict(
+            False,
+            "the entry reads like an instruction aimed at the assistant "
+            "(prompt injection); store facts and preferences, not commands to "
+            "override rules",
+            "injection",
+        )
     return OK

@@ -11,16 +11,44 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 SKIP_DIRS = {"node_modules", "__pycache__", "site-packages", "venv", "env"}
 DOCUMENT_SUFFIXES = {".pdf", ".docx", ".xlsx", ".xlsm", ".pptx"}
 BINARY_SUFFIXES = {
-    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".zip", ".gz", ".tar", ".bz2", ".xz",
-    ".7z", ".so", ".dll", ".exe", ".bin", ".pkl", ".pickle", ".npy", ".npz", ".parquet",
-    ".db", ".sqlite", ".sqlite3", ".onnx", ".pt", ".whl", ".mp3", ".mp4", ".wav", ".pyc",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".webp",
+    ".ico",
+    ".zip",
+    ".gz",
+    ".tar",
+    ".bz2",
+    ".xz",
+    ".7z",
+    ".so",
+    ".dll",
+    ".exe",
+    ".bin",
+    ".pkl",
+    ".pickle",
+    ".npy",
+    ".npz",
+    ".parquet",
+    ".db",
+    ".sqlite",
+    ".sqlite3",
+    ".onnx",
+    ".pt",
+    ".whl",
+    ".mp3",
+    ".mp4",
+    ".wav",
+    ".pyc",
 }
 
 

@@ -74,7 +74,7 @@ class KnowledgeBase:
         embedder: Embedder | None = None,
         in_memory: bool = False,
         settings: KBSettings | None = None,
-    ) -> "KnowledgeBase":
+    ) -> KnowledgeBase:
         """The workspace's knowledge base (``<ws>/.orkas/knowledge.db``), or a throwaway one."""
         ws = Path(workspace).expanduser().resolve()
         store = SqliteStore(":memory:" if in_memory else ws / ".orkas" / "knowledge.db")
@@ -153,8 +153,11 @@ class KnowledgeBase:
         names = dict(self.store.sources())
         return [
             DocumentInfo(
-                path=str(d[1]), source=names.get(int(d[2]), "?"), size=int(d[3]),
-                sha256=str(d[5]), chunks=int(d[6]),
+                path=str(d[1]),
+                source=names.get(int(d[2]), "?"),
+                size=int(d[3]),
+                sha256=str(d[5]),
+                chunks=int(d[6]),
             )
             for d in self.store.documents()
         ]
@@ -228,9 +231,11 @@ class KnowledgeBase:
             text, max_chars=self.settings.chunk_chars, overlap_lines=self.settings.overlap_lines
         )
         owner = int(record[2]) if record is not None else source_id
-        self._pending.append(PendingDocument(
-            doc_key, owner, state.size, state.mtime_ns, digest, chunks, heading=_heading(text)
-        ))
+        self._pending.append(
+            PendingDocument(
+                doc_key, owner, state.size, state.mtime_ns, digest, chunks, heading=_heading(text)
+            )
+        )
         self._pending_bytes += len(data) + 200
         (report.updated if record is not None else report.added).append(doc_key)
         report.chunks_written += len(chunks)
@@ -289,8 +294,17 @@ class KnowledgeBase:
             if (path, start) in seen:
                 continue
             seen.add((path, start))
-            hits.append(SearchHit(path=path, start_line=start, end_line=end, text=text,
-                                  score=f.score, bm25=f.bm25, similarity=f.similarity))
+            hits.append(
+                SearchHit(
+                    path=path,
+                    start_line=start,
+                    end_line=end,
+                    text=text,
+                    score=f.score,
+                    bm25=f.bm25,
+                    similarity=f.similarity,
+                )
+            )
             if len(hits) >= k:
                 break
         return hits
@@ -298,8 +312,13 @@ class KnowledgeBase:
     def _fuse(self, text_hits: list[tuple[int, float]], vector_hits: list[tuple[int, float]]):  # type: ignore[no-untyped-def]
         s = self.settings
         return rrf(
-            text_hits, vector_hits, text_weight=s.text_weight, vector_weight=s.vector_weight,
-            k=s.rrf_k, min_similarity=s.min_similarity, min_bm25=s.min_bm25,
+            text_hits,
+            vector_hits,
+            text_weight=s.text_weight,
+            vector_weight=s.vector_weight,
+            k=s.rrf_k,
+            min_similarity=s.min_similarity,
+            min_bm25=s.min_bm25,
         )
 
     def stats(self) -> dict[str, int]:
@@ -308,7 +327,7 @@ class KnowledgeBase:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> "KnowledgeBase":
+    def __enter__(self) -> KnowledgeBase:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -340,4 +359,3 @@ def format_hits(hits: list[SearchHit], max_chars: int = 1200) -> str:
         body = h.text if len(h.text) <= max_chars else h.text[:max_chars] + " [...]"
         parts.append(f"[{n}] {h.citation}\n{body}")
     return "\n\n".join(parts)
-

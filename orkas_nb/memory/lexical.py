@@ -75,7 +75,7 @@ class LexicalIndex:
     """BM25 search over the ``chunk_text`` FTS5 table of one database."""
 
     def __init__(
-        self, db: "Database", *, max_postings: int = 12000, heading_weight: float = 0.5
+        self, db: Database, *, max_postings: int = 12000, heading_weight: float = 0.5
     ) -> None:
         self.db = db
         self.max_postings = max_postings

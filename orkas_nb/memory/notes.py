@@ -24,8 +24,9 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -195,7 +196,8 @@ class CrossSessionMemory:
                     trimmed = self._trim(target, entries, keep=i)
                     self._write(target, entries)
                     return MemoryResult(
-                        ok=True, message=f"merged with a similar entry ({old.text[:60]!r})",
+                        ok=True,
+                        message=f"merged with a similar entry ({old.text[:60]!r})",
                         trimmed=trimmed,
                     )
             entries.append(Entry(text=text))
@@ -203,7 +205,9 @@ class CrossSessionMemory:
             self._write(target, entries)
         message = f"saved to {target} ({self.used(target)}/{self.cap(target)} characters)"
         if trimmed:
-            message += f"; the cap dropped {len(trimmed)} older entr{'y' if len(trimmed) == 1 else 'ies'}"
+            message += (
+                f"; the cap dropped {len(trimmed)} older entr{'y' if len(trimmed) == 1 else 'ies'}"
+            )
         return MemoryResult(ok=True, message=message, trimmed=trimmed)
 
     def _trim(self, target: Target, entries: list[Entry], keep: int) -> list[str]:
@@ -222,7 +226,8 @@ class CrossSessionMemory:
             return MemoryResult(ok=False, message=f"no entry contains {needle[:80]!r}")
         if len(hits) > 1:
             return MemoryResult(
-                ok=False, message=f"{len(hits)} entries contain {needle[:80]!r}; quote more of the one you mean"
+                ok=False,
+                message=f"{len(hits)} entries contain {needle[:80]!r}; quote more of the one you mean",
             )
         return hits[0]
 
@@ -270,11 +275,14 @@ class CrossSessionMemory:
                 return MemoryResult(ok=False, message=f"{rejected.message} (entry {text[:60]!r})")
         if _size(clean) > self.cap(target):
             return MemoryResult(
-                ok=False, message=f"{_size(clean)} characters; the {target} cap is {self.cap(target)}"
+                ok=False,
+                message=f"{_size(clean)} characters; the {target} cap is {self.cap(target)}",
             )
         now = time.time()
         with self._locked(target):
-            self._write(target, [Entry(text=t, created=now + i * 1e-6) for i, t in enumerate(clean)])
+            self._write(
+                target, [Entry(text=t, created=now + i * 1e-6) for i, t in enumerate(clean)]
+            )
         return MemoryResult(ok=True, message=f"{target}: {len(clean)} entries saved")
 
     def edit(self, target: Target, markdown: str) -> MemoryResult:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import importlib
 import threading
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 DRIVER_ORDER = ("apsw", "pysqlite3", "sqlean", "sqlite3")
 
@@ -95,7 +96,7 @@ class Database:
                 self.conn.executescript(sql)
 
     @contextmanager
-    def transaction(self) -> Iterator["Database"]:
+    def transaction(self) -> Iterator[Database]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any exception (or a crash)."""
         with self.lock:
             self.conn.execute("BEGIN IMMEDIATE")

@@ -12,9 +12,10 @@ and in-memory caches know when to reload. The file uses WAL journaling.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from .chunking import Chunk
 from .lexical import SCHEMA as LEXICAL_SCHEMA
@@ -59,7 +60,7 @@ class PendingDocument:
     sha256: str
     chunks: list[Chunk]
     heading: str = ""
-    vectors: "np.ndarray | None" = None
+    vectors: np.ndarray | None = None
 
 
 class SqliteStore:
@@ -89,7 +90,9 @@ class SqliteStore:
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?), ('generation', '0')",
                 (SCHEMA_VERSION,),
             )
-        self.lexical = LexicalIndex(self.db, max_postings=max_postings, heading_weight=heading_weight)
+        self.lexical = LexicalIndex(
+            self.db, max_postings=max_postings, heading_weight=heading_weight
+        )
         self.vectors = VectorIndex(self.db, exact_limit=exact_limit)
 
     @property
@@ -108,7 +111,9 @@ class SqliteStore:
         return int(self.meta("generation") or 0)
 
     def _bump(self) -> None:
-        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+        self.db.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+        )
 
     def use_embedder(self, embedder_id: str | None) -> bool:
         """Record the embedder; vectors of another embedder are dropped. True if they were."""
@@ -126,7 +131,9 @@ class SqliteStore:
     # -- sources ----------------------------------------------------------------------------
 
     def sources(self) -> list[tuple[int, str]]:
-        return [(int(i), str(p)) for i, p in self.db.execute("SELECT id, path FROM sources ORDER BY id")]
+        return [
+            (int(i), str(p)) for i, p in self.db.execute("SELECT id, path FROM sources ORDER BY id")
+        ]
 
     def add_source(self, path: str) -> int:
         with self.db.transaction():
@@ -171,7 +178,7 @@ class SqliteStore:
         mtime_ns: int,
         sha256: str,
         chunks: list[Chunk],
-        vectors: "np.ndarray | None" = None,
+        vectors: np.ndarray | None = None,
         heading: str = "",
     ) -> None:
         """Write (or rewrite) one document and its chunks atomically."""
@@ -179,7 +186,7 @@ class SqliteStore:
             [PendingDocument(path, source_id, size, mtime_ns, sha256, chunks, heading, vectors)]
         )
 
-    def write_documents(self, docs: list["PendingDocument"]) -> None:
+    def write_documents(self, docs: list[PendingDocument]) -> None:
         """Write (or rewrite) documents and their chunks in one transaction.
 
         A document's ``heading`` (its first line) is indexed with each of its chunks that does
@@ -200,8 +207,15 @@ class SqliteStore:
                 self.db.execute(
                     "INSERT INTO documents(path, source_id, size, mtime_ns, sha256, chunks, "
                     "indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (doc.path, doc.source_id, doc.size, doc.mtime_ns, doc.sha256,
-                     len(doc.chunks), time.time()),
+                    (
+                        doc.path,
+                        doc.source_id,
+                        doc.size,
+                        doc.mtime_ns,
+                        doc.sha256,
+                        len(doc.chunks),
+                        time.time(),
+                    ),
                 )
                 doc_id = int(self.db.one("SELECT last_insert_rowid()")[0])  # type: ignore[index]
                 ids = list(range(start, start + len(doc.chunks)))
@@ -261,7 +275,7 @@ class SqliteStore:
             )
         ]
 
-    def add_vectors(self, chunk_ids: list[int], matrix: "np.ndarray") -> None:
+    def add_vectors(self, chunk_ids: list[int], matrix: np.ndarray) -> None:
         with self.db.transaction():
             self.db.executemany(
                 "INSERT OR REPLACE INTO vectors(chunk_id, bits, embedding) VALUES (?, ?, ?)",
@@ -283,13 +297,17 @@ class SqliteStore:
             "vectors": n("SELECT count(*) FROM vectors"),
         }
 
-    def chunk_vectors(self, ids: list[int]) -> "np.ndarray":
+    def chunk_vectors(self, ids: list[int]) -> np.ndarray:
         """The stored (unit) vectors of these chunks, in no particular order."""
         import numpy as np
 
-        rows = self.db.execute(
-            f"SELECT embedding FROM vectors WHERE chunk_id IN ({','.join(map(str, ids))})"
-        ) if ids else []
+        rows = (
+            self.db.execute(
+                f"SELECT embedding FROM vectors WHERE chunk_id IN ({','.join(map(str, ids))})"
+            )
+            if ids
+            else []
+        )
         if not rows:
             return np.zeros((0, 0), dtype=np.float32)
         return np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(len(rows), -1)

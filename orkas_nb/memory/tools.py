@@ -33,7 +33,7 @@ unique substring of one entry, and content to put instead); "remove" (old_text).
 scanned and may be rejected with a reason; the stores are capped and trimmed oldest first."""
 
 
-def kb_search_tool(kb: "KnowledgeBase", *, default_k: int = 5) -> FunctionTool:
+def kb_search_tool(kb: KnowledgeBase, *, default_k: int = 5) -> FunctionTool:
     """A read-only ``kb_search`` tool over ``kb``."""
     from .kb import format_hits
 
@@ -51,7 +51,7 @@ def kb_search_tool(kb: "KnowledgeBase", *, default_k: int = 5) -> FunctionTool:
     return FunctionTool(kb_search, description=KB_SEARCH_DESCRIPTION, read_only=True)
 
 
-def memory_tool(memory: "CrossSessionMemory") -> FunctionTool:
+def memory_tool(memory: CrossSessionMemory) -> FunctionTool:
     """The ``memory`` tool (add / replace / remove) over one workspace's memory."""
 
     def memory_write(

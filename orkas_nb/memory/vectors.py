@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS vectors(
 """
 
 
-def normalise(matrix: Any) -> "np.ndarray":
+def normalise(matrix: Any) -> np.ndarray:
     """Rows scaled to unit length (float32), so cosine similarity is a dot product."""
     import numpy as np
 
@@ -47,7 +47,7 @@ def normalise(matrix: Any) -> "np.ndarray":
     return (m / norms).astype(np.float32)
 
 
-def sign_bits(matrix: "np.ndarray") -> "np.ndarray":
+def sign_bits(matrix: np.ndarray) -> np.ndarray:
     import numpy as np
 
     return np.packbits(matrix > 0, axis=1)
@@ -57,7 +57,7 @@ class VectorIndex:
     """Cosine search over the ``vectors`` table (see the module docstring)."""
 
     def __init__(
-        self, db: "Database", *, exact_limit: int = 20000, min_candidates: int = 500
+        self, db: Database, *, exact_limit: int = 20000, min_candidates: int = 500
     ) -> None:
         self.db = db
         self.exact_limit = exact_limit
@@ -67,7 +67,7 @@ class VectorIndex:
         self._words: Any = None  # packed sign bits, uint64 words (uint8 when not /8), word-major
         self._matrix: Any = None  # the float vectors themselves, for small indexes only
 
-    def rows(self, chunk_ids: list[int], matrix: "np.ndarray") -> list[tuple[int, bytes, bytes]]:
+    def rows(self, chunk_ids: list[int], matrix: np.ndarray) -> list[tuple[int, bytes, bytes]]:
         """Rows to insert for these chunks (vectors normalised here)."""
         unit = normalise(matrix)
         bits = sign_bits(unit)
@@ -108,7 +108,7 @@ class VectorIndex:
 
     def search_near(
         self, vector: Any, limit: int, generation: int
-    ) -> tuple[list[tuple[int, float]], "Neighbourhood | None"]:
+    ) -> tuple[list[tuple[int, float]], Neighbourhood | None]:
         """Like :meth:`search`, also returning the scored candidates for :meth:`rescore`."""
         self._load(generation)
         if limit <= 0 or self._ids.shape[0] == 0:
@@ -123,12 +123,12 @@ class VectorIndex:
             return _top(near.ids, self._matrix @ query, limit), near
         return self._rescore(self._candidates(query, limit), query, limit)
 
-    def rescore(self, near: "Neighbourhood", vector: Any, limit: int) -> list[tuple[int, float]]:
+    def rescore(self, near: Neighbourhood, vector: Any, limit: int) -> list[tuple[int, float]]:
         """Exact scores of a nearby query (feedback) over an earlier search's candidates."""
         query = normalise(vector)[0]
         return _top(near.ids, near.matrix @ query, limit)
 
-    def _candidates(self, query: "np.ndarray", pool: int) -> list[int]:
+    def _candidates(self, query: np.ndarray, pool: int) -> list[int]:
         """The Hamming-nearest chunk ids (by sign bits) to score exactly."""
         import numpy as np
 
@@ -147,8 +147,8 @@ class VectorIndex:
         return [int(i) for i in self._ids[nearest]]
 
     def _rescore(
-        self, ids: list[int], query: "np.ndarray", limit: int
-    ) -> tuple[list[tuple[int, float]], "Neighbourhood"]:
+        self, ids: list[int], query: np.ndarray, limit: int
+    ) -> tuple[list[tuple[int, float]], Neighbourhood]:
         import numpy as np
 
         marks = ",".join(map(str, ids))
@@ -176,11 +176,11 @@ class VectorIndex:
 class Neighbourhood:
     """The candidates one search scored (ids and unit vectors), reused by feedback."""
 
-    ids: "np.ndarray"
-    matrix: "np.ndarray"
+    ids: np.ndarray
+    matrix: np.ndarray
 
 
-def _top(ids: "np.ndarray", scores: "np.ndarray", limit: int) -> list[tuple[int, float]]:
+def _top(ids: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
     import numpy as np
 
     top = min(limit, scores.shape[0])

@@ -32,13 +32,60 @@ from orkas_nb.memory.kb import KnowledgeBase
 from orkas_nb.memory.lexical import fts_phrase, query_words
 from orkas_nb.memory.store import SqliteStore
 
-FUNCTION_WORDS = (
-    "the of a and to in is for that on with by are as be this at from an which it or was were "
-    "can has have its been these their such than also may not but when what how there into "
-    "other"
-).split()
-QUESTION_HEADS = ["what are the", "how does the", "what is known about", "is there any",
-                  "what methods exist for", "how can one determine the", "why do"]
+FUNCTION_WORDS = [
+    "the",
+    "of",
+    "a",
+    "and",
+    "to",
+    "in",
+    "is",
+    "for",
+    "that",
+    "on",
+    "with",
+    "by",
+    "are",
+    "as",
+    "be",
+    "this",
+    "at",
+    "from",
+    "an",
+    "which",
+    "it",
+    "or",
+    "was",
+    "were",
+    "can",
+    "has",
+    "have",
+    "its",
+    "been",
+    "these",
+    "their",
+    "such",
+    "than",
+    "also",
+    "may",
+    "not",
+    "but",
+    "when",
+    "what",
+    "how",
+    "there",
+    "into",
+    "other",
+]
+QUESTION_HEADS = [
+    "what are the",
+    "how does the",
+    "what is known about",
+    "is there any",
+    "what methods exist for",
+    "how can one determine the",
+    "why do",
+]
 
 
 def vocabulary(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -78,7 +125,9 @@ class Corpus:
             words = self.vocab[glob[pos : pos + L]].copy()
             pos += L
             topical = rng.random(L) < 0.3
-            words[topical] = self.vocab[rng.choice(self.topic_words[self.topic_of[i]], topical.sum())]
+            words[topical] = self.vocab[
+                rng.choice(self.topic_words[self.topic_of[i]], topical.sum())
+            ]
             funcs = rng.random(L) < 0.45
             words[funcs] = fw[rng.integers(0, len(fw), funcs.sum())]
             lines = [" ".join(words[j : j + 12]) for j in range(0, L, 12)]
@@ -138,7 +187,9 @@ def timed(fn, items) -> tuple[list[float], list]:  # type: ignore[no-untyped-def
 
 
 def overlap(a: list[list[int]], b: list[list[int]], k: int = 10) -> float:
-    return float(np.mean([len(set(x[:k]) & set(y[:k])) / max(1, min(k, len(y))) for x, y in zip(a, b) if y]))
+    return float(
+        np.mean([len(set(x[:k]) & set(y[:k])) / max(1, min(k, len(y))) for x, y in zip(a, b) if y])
+    )
 
 
 def bench_search(n_chunks: int, n_queries: int, workdir: Path) -> None:
@@ -153,10 +204,21 @@ def bench_search(n_chunks: int, n_queries: int, workdir: Path) -> None:
     t0 = time.perf_counter()
     per_doc = 100
     for d in range(0, n_chunks, per_doc):
-        chunks = [Chunk(1 + 10 * j, 10 + 10 * j, texts[d + j]) for j in range(min(per_doc, n_chunks - d))]
-        store.replace_document(f"doc{d // per_doc:05d}.txt", sid, 1, 1, f"h{d}", chunks,
-                               vectors=vectors[d : d + len(chunks)])
-    print(f"wrote {n_chunks:,} chunks with vectors in {time.perf_counter() - t0:.1f} s ({store.db.engine})")
+        chunks = [
+            Chunk(1 + 10 * j, 10 + 10 * j, texts[d + j]) for j in range(min(per_doc, n_chunks - d))
+        ]
+        store.replace_document(
+            f"doc{d // per_doc:05d}.txt",
+            sid,
+            1,
+            1,
+            f"h{d}",
+            chunks,
+            vectors=vectors[d : d + len(chunks)],
+        )
+    print(
+        f"wrote {n_chunks:,} chunks with vectors in {time.perf_counter() - t0:.1f} s ({store.db.engine})"
+    )
     queries, qvecs = corpus.queries(n_queries)
     print("query examples:", *[f"  {q!r}" for q in queries[:3]], sep="\n")
     table = dict(zip(queries, qvecs))
@@ -171,22 +233,36 @@ def bench_search(n_chunks: int, n_queries: int, workdir: Path) -> None:
 
     # Baselines, same data, same run.
     db = store.db
+
     def fts_plain(q: str) -> list[int]:
         expr = " OR ".join(fts_phrase(w) for w in query_words(q))
-        return [int(r[0]) for r in db.execute(
-            "SELECT rowid FROM chunk_text WHERE chunk_text MATCH ? ORDER BY "
-            "bm25(chunk_text, 1.0, 0.5) LIMIT ?", (expr, pool))]
+        return [
+            int(r[0])
+            for r in db.execute(
+                "SELECT rowid FROM chunk_text WHERE chunk_text MATCH ? ORDER BY "
+                "bm25(chunk_text, 1.0, 0.5) LIMIT ?",
+                (expr, pool),
+            )
+        ]
+
     t_plain, r_plain = timed(fts_plain, queries[: max(20, n_queries // 4)])
     ids = np.array([r[0] for r in db.execute("SELECT chunk_id FROM vectors ORDER BY chunk_id")])
     unit = vectors  # already unit length, same order as the chunk ids
     t_np, r_np = timed(lambda v: [int(ids[i]) for i in np.argsort(-(unit @ v))[:pool]], qvecs)
-    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS bench_vec0 USING vec0(embedding float[384] distance_metric=cosine)")
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS bench_vec0 USING vec0(embedding float[384] distance_metric=cosine)"
+    )
     with db.transaction():
-        db.executemany("INSERT INTO bench_vec0(rowid, embedding) VALUES (?, ?)",
-                       ((int(ids[i]), unit[i].tobytes()) for i in range(len(ids))))
-    t_vec0, _ = timed(lambda v: db.execute(
-        "SELECT rowid FROM bench_vec0 WHERE embedding MATCH ? AND k = ?", (v.tobytes(), pool)),
-        qvecs[:40])
+        db.executemany(
+            "INSERT INTO bench_vec0(rowid, embedding) VALUES (?, ?)",
+            ((int(ids[i]), unit[i].tobytes()) for i in range(len(ids))),
+        )
+    t_vec0, _ = timed(
+        lambda v: db.execute(
+            "SELECT rowid FROM bench_vec0 WHERE embedding MATCH ? AND k = ?", (v.tobytes(), pool)
+        ),
+        qvecs[:40],
+    )
 
     print(f"hybrid (kb.search, k=10)   {pct(t_hyb)}")
     print(f"BM25, pruned               {pct(t_text)}")
@@ -194,11 +270,15 @@ def bench_search(n_chunks: int, n_queries: int, workdir: Path) -> None:
     print(f"baseline FTS5 plain OR     {pct(t_plain)}")
     print(f"baseline sqlite-vec vec0   {pct(t_vec0)}")
     print(f"baseline NumPy brute force {pct(t_np)}")
-    p95 = lambda t: float(np.percentile(t, 95))  # noqa: E731
-    print(f"ratios (p95): plain OR / pruned BM25 = {p95(t_plain) / p95(t_text):.1f}x; "
-          f"vec0 / ours = {p95(t_vec0) / p95(t_vec):.1f}x; NumPy brute / ours = {p95(t_np) / p95(t_vec):.1f}x")
-    print(f"quality of the fast paths: BM25 pruned vs plain overlap@10 = "
-          f"{overlap(r_text, r_plain):.3f}; vector prefilter vs exact recall@10 = {overlap(r_vec, r_np):.3f}")
+    p95 = lambda t: float(np.percentile(t, 95))
+    print(
+        f"ratios (p95): plain OR / pruned BM25 = {p95(t_plain) / p95(t_text):.1f}x; "
+        f"vec0 / ours = {p95(t_vec0) / p95(t_vec):.1f}x; NumPy brute / ours = {p95(t_np) / p95(t_vec):.1f}x"
+    )
+    print(
+        f"quality of the fast paths: BM25 pruned vs plain overlap@10 = "
+        f"{overlap(r_text, r_plain):.3f}; vector prefilter vs exact recall@10 = {overlap(r_vec, r_np):.3f}"
+    )
     store.close()
 
 
@@ -216,18 +296,23 @@ def bench_ingest(megabytes: int, workdir: Path) -> None:
         size += len(body.encode())
     t0 = time.perf_counter()
     import hashlib
+
     for p in sorted(folder.iterdir()):
         hashlib.sha256(p.read_bytes()).hexdigest()
     base = time.perf_counter() - t0
     kb = KnowledgeBase.open(workdir)
     report = kb.add("files")
     mbps = size / 1e6 / report.seconds
-    print(f"{size / 1e6:.1f} MB in {len(report.added)} files -> {report.chunks_written:,} chunks "
-          f"in {report.seconds:.2f} s = {mbps:.1f} MB/s (read+hash only: {size / 1e6 / base:.0f} MB/s; "
-          f"ingest costs {report.seconds / base:.1f}x that)")
+    print(
+        f"{size / 1e6:.1f} MB in {len(report.added)} files -> {report.chunks_written:,} chunks "
+        f"in {report.seconds:.2f} s = {mbps:.1f} MB/s (read+hash only: {size / 1e6 / base:.0f} MB/s; "
+        f"ingest costs {report.seconds / base:.1f}x that)"
+    )
     t0 = time.perf_counter()
     again = kb.sync()
-    print(f"re-sync with nothing changed: {again.unchanged} files in {time.perf_counter() - t0:.3f} s")
+    print(
+        f"re-sync with nothing changed: {again.unchanged} files in {time.perf_counter() - t0:.3f} s"
+    )
     kb.close()
 
 

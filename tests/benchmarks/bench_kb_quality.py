@@ -28,7 +28,9 @@ from orkas_nb.memory.kb import KBSettings, KnowledgeBase
 
 def load(data: Path) -> tuple[list[dict], list[dict], dict[str, dict[str, int]]]:
     docs = [json.loads(line) for line in (data / "docs.jsonl").read_text().splitlines() if line]
-    queries = [json.loads(line) for line in (data / "queries.jsonl").read_text().splitlines() if line]
+    queries = [
+        json.loads(line) for line in (data / "queries.jsonl").read_text().splitlines() if line
+    ]
     qrels: dict[str, dict[str, int]] = {}
     for n, line in enumerate((data / "qrels.tsv").read_text().splitlines()):
         parts = line.split("\t")
@@ -97,15 +99,21 @@ def build(data: Path, workdir: Path, chunk_chars: int) -> KnowledgeBase:
     kb = KnowledgeBase.open(workdir, embedder=CachedEmbedder(OnnxMiniLM()), settings=settings)
     started = time.perf_counter()
     report = kb.add("docs")
-    print(f"ingest: {report.summary()}; embedded {report.embedded} chunks "
-          f"in {time.perf_counter() - started:.1f} s total")
+    print(
+        f"ingest: {report.summary()}; embedded {report.embedded} chunks "
+        f"in {time.perf_counter() - started:.1f} s total"
+    )
     return kb
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", nargs="?", type=Path, help="folder with docs.jsonl, queries.jsonl, qrels.tsv")
-    parser.add_argument("--workdir", type=Path, help="keep the workspace here (reused by later runs)")
+    parser.add_argument(
+        "data", nargs="?", type=Path, help="folder with docs.jsonl, queries.jsonl, qrels.tsv"
+    )
+    parser.add_argument(
+        "--workdir", type=Path, help="keep the workspace here (reused by later runs)"
+    )
     parser.add_argument("--chunk-chars", type=int, default=KBSettings().chunk_chars)
     parser.add_argument("--grid", action="store_true", help="also sweep fusion settings")
     args = parser.parse_args(argv)

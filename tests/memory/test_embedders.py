@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,9 +22,11 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # keep test output quiet
         pass
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+        type(self).requests.append(
+            {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+        )
         if self.mode == "error":
             self._send(500, {"error": {"message": "model not loaded"}})
             return
@@ -104,8 +107,11 @@ def minilm() -> OnnxMiniLM:
 
 
 def test_minilm_vectors(minilm: OnnxMiniLM) -> None:
-    texts = ["How do I deploy the service?", "Steps to deploy the app to production.",
-             "My cat sleeps all afternoon."]
+    texts = [
+        "How do I deploy the service?",
+        "Steps to deploy the app to production.",
+        "My cat sleeps all afternoon.",
+    ]
     v = minilm.embed(texts)
     assert v.shape == (3, 384) and v.dtype == np.float32
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)

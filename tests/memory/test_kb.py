@@ -20,7 +20,11 @@ def _write(ws: Path, rel: str, text: str) -> Path:
 
 
 def test_ingest_a_folder_and_cite_file_and_lines(kb: KnowledgeBase, workspace: Path) -> None:
-    _write(workspace, "docs/deploy.md", "# Deploy\n\nWe deploy with docker compose.\nMigrations run first.\n")
+    _write(
+        workspace,
+        "docs/deploy.md",
+        "# Deploy\n\nWe deploy with docker compose.\nMigrations run first.\n",
+    )
     _write(workspace, "docs/team.md", "# Team\nAlice owns the billing service.\n")
     report = kb.add("docs")
     assert sorted(report.added) == ["docs/deploy.md", "docs/team.md"]
@@ -31,7 +35,9 @@ def test_ingest_a_folder_and_cite_file_and_lines(kb: KnowledgeBase, workspace: P
     assert kb.search("docker")[0].citation == "docs/deploy.md:1-4"
 
 
-def test_resync_reingests_only_changed_files_and_deletes_removed(kb: KnowledgeBase, workspace: Path) -> None:
+def test_resync_reingests_only_changed_files_and_deletes_removed(
+    kb: KnowledgeBase, workspace: Path
+) -> None:
     a = _write(workspace, "notes/a.txt", "apples are red\n")
     b = _write(workspace, "notes/b.txt", "bananas are yellow\n")
     kb.add("notes")
@@ -51,7 +57,9 @@ def test_resync_reingests_only_changed_files_and_deletes_removed(kb: KnowledgeBa
     assert kb.stats()["documents"] == 1
 
 
-def test_remove_source_keeps_documents_another_source_covers(kb: KnowledgeBase, workspace: Path) -> None:
+def test_remove_source_keeps_documents_another_source_covers(
+    kb: KnowledgeBase, workspace: Path
+) -> None:
     _write(workspace, "d/x.txt", "xylophone\n")
     _write(workspace, "d/y.txt", "yodel\n")
     kb.add("d/x.txt")
@@ -97,7 +105,9 @@ def test_binary_hidden_oversize_and_state_files_are_skipped(workspace: Path) -> 
     kb.close()
 
 
-def test_office_documents_use_the_extractor_or_are_skipped_with_a_reason(kb: KnowledgeBase, workspace: Path) -> None:
+def test_office_documents_use_the_extractor_or_are_skipped_with_a_reason(
+    kb: KnowledgeBase, workspace: Path
+) -> None:
     (workspace / "broken.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
     report = kb.add("broken.pdf")
     assert report.added == [] and "broken.pdf" in report.skipped
@@ -120,7 +130,9 @@ def test_hybrid_search_fuses_both_lists(vec_kb: KnowledgeBase, workspace: Path) 
     assert all(h.path != "c.txt" or (h.similarity or 0) >= 0.2 for h in hits)
 
 
-def test_embedder_change_drops_old_vectors_and_reembeds(workspace: Path, embedder: HashEmbedder) -> None:
+def test_embedder_change_drops_old_vectors_and_reembeds(
+    workspace: Path, embedder: HashEmbedder
+) -> None:
     _write(workspace, "a.txt", "alpha beta\n")
     kb = KnowledgeBase.open(workspace)
     kb.add("a.txt")
@@ -170,7 +182,9 @@ def test_files_outside_the_workspace_keep_absolute_paths(kb: KnowledgeBase, tmp_
     assert kb.search("outside")[0].path == (outside / "o.txt").resolve().as_posix()
 
 
-def test_open_knowledge_base_shares_one_instance_per_workspace(workspace: Path, embedder: HashEmbedder) -> None:
+def test_open_knowledge_base_shares_one_instance_per_workspace(
+    workspace: Path, embedder: HashEmbedder
+) -> None:
     from orkas_nb.memory import open_knowledge_base
 
     a = open_knowledge_base(workspace)
@@ -178,3 +192,20 @@ def test_open_knowledge_base_shares_one_instance_per_workspace(workspace: Path, 
     assert a is b and a.embedder is None
     c = open_knowledge_base(workspace, embedder=embedder)
     assert c is a and a.embedder is embedder
+
+
+def test_fallback_driver_without_sqlite_vec_still_searches(
+    workspace: Path, embedder: HashEmbedder
+) -> None:
+    from orkas_nb.memory.store import SqliteStore
+
+    store = SqliteStore(":memory:")
+    store.db.vec_version = None  # what a driver that cannot load extensions gives
+    kb = KnowledgeBase(workspace, store, embedder=embedder)
+    assert "no sqlite-vec (NumPy vectors)" in kb.engine
+    _write(workspace, "a.txt", "pump overheats under load\n")
+    _write(workspace, "b.txt", "garden roses need water\n")
+    kb.add(".")
+    assert kb.search("pump overheats")[0].path == "a.txt"
+    assert kb.search("pump overheats", mode="vector")[0].path == "a.txt"
+    kb.close()

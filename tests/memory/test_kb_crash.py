@@ -29,7 +29,9 @@ def _corpus(ws: Path, files: int = 150) -> None:
     folder = ws / "corpus"
     folder.mkdir()
     for i in range(files):
-        lines = [f"document {i} line {j} about topic{j % 17} and subject{i % 13}" for j in range(300)]
+        lines = [
+            f"document {i} line {j} about topic{j % 17} and subject{i % 13}" for j in range(300)
+        ]
         (folder / f"doc{i:03d}.txt").write_text("\n".join(lines) + "\n")
 
 
@@ -40,7 +42,8 @@ def test_kill_9_during_ingest_leaves_a_sound_database(workspace: Path, batch_byt
     for round_ in range(4):
         proc = subprocess.Popen(
             [sys.executable, "-c", INGEST, str(workspace), str(batch_bytes)],
-            stdout=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         time.sleep(0.3 + 0.37 * round_)  # land at different points of the write

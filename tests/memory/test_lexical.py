@@ -19,9 +19,34 @@ def _store(texts: list[str], **kw) -> SqliteStore:  # type: ignore[no-untyped-de
 
 
 FTS5_SYNTAX = [
-    'AND', 'OR', 'NOT', 'NEAR', 'NEAR(a b, 3)', '"', '""', '"unbalanced', "a*", "*", "^start",
-    "col:term", "text:deploy", "(", ")", "((a)", "a + b", "{text heading}: x", "-x", "a - b",
-    "'; DROP TABLE chunks; --", "\x00", "\\", "🙂", "日本語", "AND OR NOT", ":", "a:b:c",
+    "AND",
+    "OR",
+    "NOT",
+    "NEAR",
+    "NEAR(a b, 3)",
+    '"',
+    '""',
+    '"unbalanced',
+    "a*",
+    "*",
+    "^start",
+    "col:term",
+    "text:deploy",
+    "(",
+    ")",
+    "((a)",
+    "a + b",
+    "{text heading}: x",
+    "-x",
+    "a - b",
+    "'; DROP TABLE chunks; --",
+    "\x00",
+    "\\",
+    "🙂",
+    "日本語",
+    "AND OR NOT",
+    ":",
+    "a:b:c",
 ]
 
 
@@ -46,7 +71,13 @@ _STORE = _store(["alpha beta gamma", "unicode café naïve", "x_y snake_case wor
 
 def test_words_split_like_unicode61() -> None:
     assert query_words("Hello, WORLD! snake_case x-ray café") == [
-        "hello", "world", "snake", "case", "x", "ray", "café",
+        "hello",
+        "world",
+        "snake",
+        "case",
+        "x",
+        "ray",
+        "café",
     ]
     assert fts_phrase('a"b') == '"a""b"'
 

@@ -30,10 +30,9 @@ def test_unknown_drivers_are_skipped_and_the_next_one_used() -> None:
 def test_transaction_rolls_back_on_error() -> None:
     db = connect(":memory:")
     db.execute("CREATE TABLE t(x)")
-    with pytest.raises(RuntimeError):
-        with db.transaction():
-            db.execute("INSERT INTO t VALUES (1)")
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), db.transaction():
+        db.execute("INSERT INTO t VALUES (1)")
+        raise RuntimeError("boom")
     assert db.one("SELECT count(*) FROM t") == (0,)
 
 

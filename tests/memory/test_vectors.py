@@ -18,7 +18,12 @@ def _clustered(n: int, dim: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]
 def _fill(store: SqliteStore, matrix: np.ndarray) -> list[int]:
     sid = store.add_source(".")
     store.replace_document(
-        "v.txt", sid, 1, 1, "h", [Chunk(i + 1, i + 1, f"c{i}") for i in range(len(matrix))],
+        "v.txt",
+        sid,
+        1,
+        1,
+        "h",
+        [Chunk(i + 1, i + 1, f"c{i}") for i in range(len(matrix))],
         vectors=matrix,
     )
     return [int(r[0]) for r in store.db.execute("SELECT id FROM chunks ORDER BY id")]
@@ -87,4 +92,4 @@ def test_similarities_are_cosines() -> None:
     hits = dict(store.vector_search(np.array([1, 0, 0, 0], dtype=np.float32), 3))
     ids = sorted(hits)
     assert np.isclose(hits[ids[0]], 1.0) and np.isclose(hits[ids[1]], 0.0, atol=1e-6)
-    assert np.isclose(hits[ids[2]], 2 ** -0.5)
+    assert np.isclose(hits[ids[2]], 2**-0.5)
