@@ -46,7 +46,7 @@ from .base import (
 __all__ = ["CASSETTE_VERSION", "RecordingProvider", "ReplayProvider", "normalise_request"]
 
 CASSETTE_VERSION = 1
-_EVENT = TypeAdapter(StreamEvent)
+_EVENT: TypeAdapter[Any] = TypeAdapter(StreamEvent)
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b")
 _SECRET_PATTERNS = (

@@ -151,8 +151,8 @@ def _probe_context_window(base_url: str) -> int | None:
 
 def _one(provider: str, model: str, key: str | None, options: dict[str, Any],
          config: ProvidersConfig, catalog: Catalog) -> LLMProvider:
-    common = {"client": options.get("client"), "timeout": options.get("timeout"),
-              "catalog": catalog, "default_model": model}
+    common: dict[str, Any] = {"client": options.get("client"), "timeout": options.get("timeout"),
+                              "catalog": catalog, "default_model": model}
     if provider == "openai":
         base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
         official = base_url.rstrip("/") == OPENAI_URL

@@ -26,8 +26,9 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.errors import AccountError, ConfigError, ProviderError
 from .base import (
@@ -114,7 +115,7 @@ class FailoverProvider:
         *,
         policy: RetryPolicy | None = None,
         cooldowns: Cooldowns | None = None,
-        sleep: Callable[[float], asyncio.Future[None] | object] | None = None,
+        sleep: Callable[[float], Awaitable[Any]] | None = None,
     ) -> None:
         if not candidates:
             raise ConfigError("a FailoverProvider needs at least one candidate")
