@@ -137,10 +137,10 @@ class JobStore:
 
     def status(self, info: JobInfo) -> str:
         _meta, _log, exit_file = self._paths(info.id)
-        if exit_file.exists():
-            return f"exited with code {exit_file.read_text().strip()}"
         if info.stopped:
             return "stopped"
+        if exit_file.exists():
+            return f"exited with code {exit_file.read_text().strip()}"
         if self.alive(info):
             return f"running for {time.time() - info.started_at:.0f}s"
         return "ended without recording an exit code (killed, or the machine restarted)"

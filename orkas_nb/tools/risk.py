@@ -128,7 +128,7 @@ def grade(command: str, ctx: Context) -> Grade:
         if name in called:
             g.add("blocked", f"function {name!r} calls itself (a fork bomb)", blocked=True)
     for literal in script.literals:
-        _sensitive(literal, g)
+        _sensitive(literal, g, ctx.isolated)
     for cmd in script.commands:
         _command(cmd, ctx, g)
     for r in script.redirects:
@@ -136,10 +136,18 @@ def grade(command: str, ctx: Context) -> Grade:
     return g
 
 
-def _sensitive(text: str, g: Grade) -> None:
+def _sensitive(text: str, g: Grade, isolated: bool) -> None:
     m = SENSITIVE.search(text)
     if m:
-        g.add("sensitive_path", f"it names a credential or state location ({m.group(0).strip()})")
+        where = m.group(0).strip(" '\"=:")
+        if isolated:
+            # Hidden in the sandbox whatever the answer; asking keeps the user informed.
+            g.add("credential_path", f"it names a credential or state location ({where}), which "
+                  "the sandbox hides")
+        else:
+            g.add("credential_path", f"it names a credential or state location ({where}); without "
+                  "isolation such commands are never run (credential folders cannot be allowed)",
+                  blocked=True)
         return
     for part in re.split(r"[\s/'\"=:;|&<>()]+", text):
         if part and is_secret_name(part):

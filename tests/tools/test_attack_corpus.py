@@ -198,6 +198,6 @@ async def test_corpus_without_approver_denies(world, make_caller, mode: str) -> 
             # The sandbox has no network: nothing to approve, the upload cannot happen.
             assert not ok and "there is no network" in text, text
             continue
-        assert not ok and "Denied" in text, (cmd, text)
+        assert not ok and ("Denied" in text or "Blocked" in text), (cmd, text)
     assert world.server.hits == []
     assert (world.outside / "canary.txt").exists()

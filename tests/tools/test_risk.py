@@ -23,7 +23,7 @@ CASES = [
     ("grep -rn 'TODO' sub | sort | uniq -c", [], []),
     ("python3 analysis.py", [], ["unconfined_code"]),
     ("cat ../outside/canary.txt", [], ["outside_workspace"]),
-    ("cat ~/.ssh/id_rsa", ["sensitive_path"], ["outside_workspace", "sensitive_path"]),
+    ("cat ~/.ssh/id_rsa", ["credential_path"], ["credential_path", "outside_workspace"]),
     ("rm -r build", ["destructive_delete"], ["destructive_delete"]),
     ("rm a.txt", [], []),
     ("rm *.log", ["destructive_delete"], ["destructive_delete"]),
@@ -58,6 +58,14 @@ CASES = [
 def test_categories(ctx, command, isolated_cats, degraded_cats) -> None:
     assert grade(command, ctx(True)).categories == sorted(isolated_cats)
     assert grade(command, ctx(False)).categories == sorted(degraded_cats)
+
+
+def test_credential_paths_blocked_without_isolation(ctx) -> None:
+    for command in ("cat ~/.ssh/id_rsa", "tar cf - $HOME/.aws", "cp .orkas/sessions/x.jsonl .",
+                    "python3 -c \"open('/home/u/.ssh/id_ed25519')\""):
+        assert [f.category for f in grade(command, ctx(False)).blocked] == ["credential_path"]
+        isolated = grade(command, ctx(True))
+        assert not isolated.blocked and "credential_path" in isolated.categories
 
 
 def test_network_categories_when_the_sandbox_has_network(ctx) -> None:
