@@ -25,10 +25,10 @@ drops mid-stream; ``framing="close"`` makes the cut look like a clean end of bod
 then silence past the client's read timeout), ``Fault.raw(bytes)``.
 
 The server runs in a thread (``ModelServer().start()``) or, for benchmarks that must not count
-its CPU as the client's, in a subprocess: ``python -m tests.fakes.model_server --loop N``
-prints its URL and plays :func:`loop_script` (N tool-call steps, then 20 text deltas).
-Fixtures: ``model_server`` in ``tests/providers/conftest.py``; import the fixture into another
-conftest with ``from tests.providers.conftest import model_server  # noqa: F401``.
+its CPU as the client's, in a subprocess: ``python -m tests.fakes.model_server`` prints its
+URL and plays :func:`loop_script` (for model ``loop-N``: N tool-call steps, then 20 text deltas).
+The pytest fixture is ``tests.fakes.fixtures.model_server``; import it into a conftest with
+``from tests.fakes.fixtures import model_server  # noqa: F401``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""Fixtures for provider tests: the scripted loopback model server, and a clean cooldown book.
-
-Other suites can reuse the server fixture with
-``from tests.providers.conftest import model_server  # noqa: F401`` in their own conftest,
-or start :class:`tests.fakes.model_server.ModelServer` directly.
-"""
+"""Fixtures for provider tests: the scripted loopback model server, and a clean cooldown book."""
 
 from __future__ import annotations
 
@@ -12,16 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from orkas_nb.providers.retry import COOLDOWNS
-from tests.fakes.model_server import ModelServer
-
-
-@pytest.fixture
-def model_server() -> Iterator[ModelServer]:
-    server = ModelServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+from tests.fakes.fixtures import model_server  # noqa: F401  (the fixture, shared with other suites)
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,24 @@
+"""Pytest fixtures for the loopback fakes. Use them from any conftest::
+
+    from tests.fakes.fixtures import model_server  # noqa: F401
+
+``model_server`` is a started :class:`~tests.fakes.model_server.ModelServer` (a thread on
+127.0.0.1, a free port), stopped after the test; script it with ``model_server.push(...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from .model_server import ModelServer
+
+
+@pytest.fixture
+def model_server() -> Iterator[ModelServer]:
+    server = ModelServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
