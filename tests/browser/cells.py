@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-# Until the magic registers the lab view on %load_ext, the setup registers it explicitly
-# (register() is idempotent, so this stays correct once it does).
+# What a user writes: the magic registers the package's views (the run view among them) itself.
 SETUP = """\
 %load_ext orkas_nb
-import orkas_nb.notebook.live as _live
-import orkas_nb.notebook.lab.plugin as _lab
-_live.register(); _lab.register()
 from orkas_nb.testing import ScriptedModel, reply, call
 """
 
