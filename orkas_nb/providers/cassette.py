@@ -3,7 +3,7 @@
 ``RecordingProvider(inner, path)`` wraps any provider and writes a cassette: one JSON object a
 line, a header first, then one line per model call with its (normalised) request and every
 event it streamed, or the error it raised. ``ReplayProvider(path)`` plays a cassette back,
-offline, in order. The cassette holds provider-neutral stream events, not HTTP bytes, so a
+offline. The cassette holds provider-neutral stream events, not HTTP bytes, so a
 recording made against a local llama.cpp server replays with no server at all.
 
 Matching. Both sides normalise a request before comparing it, removing what legitimately
@@ -238,7 +238,12 @@ class ReplayProvider:
         self.interactions: list[dict[str, Any]] = [r for r in records[1:] if r.get("type") == "interaction"]
         self.id: str = self.header.get("provider") or "replay"
         self.default_model: str = self.header.get("model") or "replay"
-        self.position = 0
+        self._used = [False] * len(self.interactions)
+
+    @property
+    def position(self) -> int:
+        """How many recorded calls have been played."""
+        return sum(self._used)
 
     @property
     def remaining(self) -> int:
@@ -246,7 +251,7 @@ class ReplayProvider:
 
     def rewind(self) -> None:
         """Start again from the first recorded call (replay the same cassette twice)."""
-        self.position = 0
+        self._used = [False] * len(self.interactions)
 
     def capabilities(self, model: str) -> ProviderCapabilities:
         return ProviderCapabilities(
@@ -261,32 +266,39 @@ class ReplayProvider:
         return await drain(self.stream(request))
 
     def _match(self, request: ModelRequest) -> dict[str, Any]:
+        """The first unplayed recorded call equal to ``request``.
+
+        Calls normally replay in recorded order; taking the first equal unplayed one also
+        lets agents that ran concurrently (a team) replay in whatever order they ask.
+        """
         seen = normalise_request(request, self.roots)
-        if self.position >= len(self.interactions):
+        pending = [i for i, used in enumerate(self._used) if not used]
+        if not pending:
             raise ReplayMismatchError(
                 f"cassette {self.path} has {len(self.interactions)} recorded calls; this run made a "
-                f"call number {self.position + 1}. Last message of the request:\n"
+                f"call number {len(self.interactions) + 1}. Last message of the request:\n"
                 + json.dumps(seen["messages"][-1:], indent=1, ensure_ascii=False)[:2000]
             )
-        recorded = self.interactions[self.position]
-        if recorded["request"] != seen:
-            want = json.dumps(recorded["request"], indent=1, sort_keys=True, ensure_ascii=False)
-            got = json.dumps(seen, indent=1, sort_keys=True, ensure_ascii=False)
-            diff = list(
-                difflib.unified_diff(
-                    want.splitlines(), got.splitlines(),
-                    fromfile=f"cassette call {self.position + 1}", tofile="this run", lineterm="", n=2,
-                )
+        for index in pending:
+            if self.interactions[index]["request"] == seen:
+                self._used[index] = True
+                return self.interactions[index]
+        expected = pending[0]
+        want = json.dumps(self.interactions[expected]["request"], indent=1, sort_keys=True, ensure_ascii=False)
+        got = json.dumps(seen, indent=1, sort_keys=True, ensure_ascii=False)
+        diff = list(
+            difflib.unified_diff(
+                want.splitlines(), got.splitlines(),
+                fromfile=f"cassette call {expected + 1}", tofile="this run", lineterm="", n=2,
             )
-            if len(diff) > _DIFF_LINES:
-                diff = diff[:_DIFF_LINES] + [f"... ({len(diff) - _DIFF_LINES} more diff lines)"]
-            raise ReplayMismatchError(
-                f"call {self.position + 1} of {len(self.interactions)} does not match cassette "
-                f"{self.path}:\n" + "\n".join(diff)
-                + "\nRecord the cassette again if the change is intended."
-            )
-        self.position += 1
-        return recorded
+        )
+        if len(diff) > _DIFF_LINES:
+            diff = diff[:_DIFF_LINES] + [f"... ({len(diff) - _DIFF_LINES} more diff lines)"]
+        raise ReplayMismatchError(
+            f"call {expected + 1} of {len(self.interactions)} does not match cassette "
+            f"{self.path}:\n" + "\n".join(diff)
+            + "\nRecord the cassette again if the change is intended."
+        )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         recorded = self._match(request)

@@ -161,3 +161,20 @@ def test_normalise_is_stable_for_equal_conversations():
     a = ModelRequest(model="m", messages=[user_message("x")], session_id="s1")
     b = ModelRequest(model="m", messages=[user_message("x")], session_id="s2")
     assert normalise_request(a) == normalise_request(b)
+
+
+async def test_agents_that_ran_concurrently_replay_in_any_order(tmp_path):
+    """A team's agents share one cassette; their calls interleave differently on replay."""
+    import asyncio
+
+    cassette = tmp_path / "team.jsonl"
+    rec = RecordingProvider(ScriptedModel(lambda r: reply(f"answer to {r.messages[-1].text}")), cassette)
+    asks = [ModelRequest(model="m", messages=[user_message(f"question {i}")]) for i in range(3)]
+    for req in asks:
+        await rec.complete(req)
+    replay = ReplayProvider(cassette)
+    answers = await asyncio.gather(*(replay.complete(req) for req in reversed(asks)))
+    assert [a.message.text for a in answers] == [f"answer to question {i}" for i in (2, 1, 0)]
+    assert replay.remaining == 0
+    with pytest.raises(ReplayMismatchError, match="has 3 recorded calls"):
+        await replay.complete(asks[0])
