@@ -23,6 +23,7 @@ from pathlib import Path
 from ..core.errors import ToolError
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput
 from .approval import ApprovalRequest, Decision
+from ._job_supervisor import SLIRP_MARKER
 from .jobs import JobStore, kill_group
 from .paths import STATE_DIR
 from .risk import Context, Grade, grade
@@ -75,6 +76,9 @@ class ShellExecutor:
         self.status: IsolationStatus = isolation_status(box.settings.isolation,
                                                         box.settings.network)
         self.jobs = JobStore(box.workspace / STATE_DIR)
+        from . import _netns
+
+        self.filtered_net = self.status.isolated and box.settings.network and _netns.available()
         self.shell = shutil.which("bash") or "/bin/sh"
 
     def _cwd(self, cwd: str) -> Path:
@@ -126,9 +130,12 @@ class ShellExecutor:
         if not self.status.isolated:
             return [sys.executable, "-I", "-S", str(REAPER), "--", *inner]
         s = self.box.settings
-        return bwrap_argv(self.box.policy, cwd, env, network=s.network,
+        argv = bwrap_argv(self.box.policy, cwd, env, network=s.network and not self.filtered_net,
                           readonly_extra=s.extra_readonly_paths, consented_secrets=consent_secrets,
-                          die_with_parent=True) + ["--", *inner]
+                          die_with_parent=True)
+        if self.filtered_net:
+            argv.insert(1, SLIRP_MARKER)  # replaced by the link's descriptors at spawn time
+        return argv + ["--", *inner]
 
     async def _stop(self, proc: asyncio.subprocess.Process) -> None:
         if not self.status.isolated and proc.returncode is None:
@@ -143,11 +150,35 @@ class ShellExecutor:
                   argv: list[str]) -> tuple[int | None, str, bool]:
         """Run in the foreground: (exit code or None on timeout, output, timed out)."""
         buf = OutputBuffer(self.box.settings.output_cap_chars)
-        proc = await asyncio.create_subprocess_exec(
-            *argv, cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+        link = None
+        if SLIRP_MARKER in argv:
+            from ._netns import SlirpLink
+
+            link = SlirpLink()
+            at = argv.index(SLIRP_MARKER)
+            argv = argv[:at] + link.bwrap_args() + argv[at + 1:]
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True, pass_fds=link.child_fds() if link else (),
+            )
+            if link is not None:
+                try:
+                    await asyncio.to_thread(link.attach)
+                except BaseException as exc:  # a failed link, or Stop while it was coming up
+                    kill_group(proc.pid)
+                    await asyncio.shield(proc.wait())
+                    if isinstance(exc, OSError):
+                        raise ToolError(f"the sandbox's network could not start: {exc}") from None
+                    raise
+            return await self._collect(proc, buf, timeout_s)
+        finally:
+            if link is not None:
+                await asyncio.to_thread(link.close)
+
+    async def _collect(self, proc: asyncio.subprocess.Process, buf: OutputBuffer,
+                       timeout_s: float) -> tuple[int | None, str, bool]:
         assert proc.stdout is not None
 
         async def pump() -> None:

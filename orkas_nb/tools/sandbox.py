@@ -89,8 +89,15 @@ def isolation_status(setting: str = "auto", network: bool = False) -> IsolationS
     """The isolation bash will use under ``setting`` ("auto", "bubblewrap" or "off")."""
     status = _status(setting)
     if network and status.isolated:
+        from . import _netns
+
+        if _netns.available():
+            return IsolationStatus(status.mode, status.detail + "; network ON through "
+                                   "slirp4netns: the internet is reachable, this machine's "
+                                   "loopback services (the Jupyter server) are not")
         return IsolationStatus(status.mode, status.detail + "; network ON: commands can reach the "
-                               "internet and local services, the Jupyter server included")
+                               "internet and local services, the Jupyter server included "
+                               "(install slirp4netns to keep loopback closed)")
     return status
 
 

@@ -59,14 +59,15 @@ def main() -> None:
 
     base = timed(lambda: subprocess.run(["bash", "-c", "true"], check=True), args.n)
     print(f"bash baseline subprocess.run: {base * 1000:.1f} ms")
-    for mode in ("off", "bubblewrap"):
-        if mode == "bubblewrap" and not isolation_status().isolated:
-            print("bash bubblewrap: skipped (unavailable)")
+    for label, settings in (("degraded", {"isolation": "off"}),
+                            ("bubblewrap", {"isolation": "bubblewrap"}),
+                            ("bubblewrap + network", {"isolation": "bubblewrap", "network": True})):
+        if settings["isolation"] == "bubblewrap" and not isolation_status().isolated:
+            print(f"bash {label}: skipped (unavailable)")
             continue
-        tools = {t.name: t for t in default_tools(ws, settings={"isolation": mode})}
-        cost = timed(lambda: run_tool(tools, "bash", command="true"), args.n)
-        print(f"bash executor ({'degraded' if mode == 'off' else 'bubblewrap'}): "
-              f"{cost * 1000:.1f} ms  ({cost / base:.1f}x baseline)")
+        tools = {t.name: t for t in default_tools(ws, settings=settings)}
+        cost = timed(lambda: run_tool(tools, "bash", command="true"), args.n)  # noqa: B023
+        print(f"bash executor ({label}): {cost * 1000:.1f} ms  ({cost / base:.1f}x baseline)")
 
     command = "grep -rn 'TODO' src | sort | uniq -c | head -20 > todo.txt && wc -l todo.txt"
     policy = PathPolicy(ws)

@@ -33,6 +33,10 @@ MODES = [
     pytest.param("isolated", marks=pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap unavailable")),
     "degraded",
 ]
+HAS_SLIRP = HAS_BWRAP and isolation_status("auto", network=True).detail.find("slirp4netns:") >= 0
+# The sandbox with the network allowed (through slirp4netns, loopback closed).
+NET_MODE = pytest.param("isolated-net", marks=pytest.mark.skipif(
+    not HAS_SLIRP, reason="bubblewrap or slirp4netns unavailable"))
 
 
 class CanaryServer:
@@ -147,7 +151,9 @@ class Caller:
 @pytest.fixture
 def make_caller(world: World):
     def make(mode: str = "degraded", approver: Any = None, **settings: Any) -> Caller:
-        settings.setdefault("isolation", "bubblewrap" if mode == "isolated" else "off")
+        settings.setdefault("isolation", "off" if mode == "degraded" else "bubblewrap")
+        if mode == "isolated-net":
+            settings.setdefault("network", True)
         tools = default_tools(world.ws, approver=approver, settings=settings)
         return Caller(tools, world.ws)
 

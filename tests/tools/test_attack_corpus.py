@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import CANARIES, MODES, Recorder
+from .conftest import CANARIES, MODES, NET_MODE, Recorder
 
 EXPLAINED = re.compile(
     r"outside the workspace|refused|Denied|Blocked|sandbox|consent|hard link|secret|credential|"
@@ -146,7 +146,7 @@ def test_corpus_is_large_enough() -> None:
     assert len({c.id for c in cases}) == len(cases)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", [*MODES, NET_MODE])
 async def test_attack_corpus(world, make_caller, mode: str) -> None:
     recorder = Recorder()
     call = make_caller(mode, approver=recorder)
