@@ -240,6 +240,24 @@ async def test_background_start_poll_stop(world, make_caller, mode: str) -> None
     assert not ok and "unknown job" in text
 
 
+@pytest.mark.parametrize("mode", MODES)
+async def test_bash_stop_kills_orphans_of_a_background_job(world, make_caller, mode: str) -> None:
+    call = make_caller(mode, approver=lambda r: Decision.ONCE)
+    marker = f"orkas-bg-orphan-{mode}-{os.getpid()}"
+    ok, text, _ = await call(
+        "bash", command=f"(setsid bash -c 'exec -a {marker} sleep 300' &) ; sleep 300",
+        background=True)
+    assert ok, text
+    job = text.split()[3].rstrip(";")
+    pid = await asyncio.to_thread(_pid_from, world.ws, marker)
+    ok, text, _ = await call("bash_stop", job_id=job)
+    assert ok and "stopped" in text
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not _alive(pid), "an orphan of the background job survived bash_stop"
+
+
 async def test_background_log_is_capped(world, make_caller) -> None:
     call = make_caller("degraded", job_log_max_bytes=1000)
     ok, text, _ = await call("bash", command="seq 1 100000; echo finished", background=True)
