@@ -224,9 +224,6 @@ class PathPolicy:
                     "git would run it outside the sandbox"
                 )
 
-    def check_many(self, raws: Iterable[str]) -> list[Resolved]:
-        return [self.check(r) for r in raws]
-
 
 def _runtime_dirs() -> tuple[Path, ...]:
     """Jupyter's runtime folders hold kernel connection files with their signing keys."""

@@ -61,10 +61,11 @@ KNOWN_EFFECT = frozenset({
     "find", "tree", "less", "more", "od", "hexdump", "base64", "fold", "fmt", "expand", "split",
     "csplit", "shuf", "tac", "ln", "chmod", "env", "timeout", "nohup", "nice", "time", "xargs",
     "command", "builtin", "exec", "stdbuf", "yes", "expr", "bc", "numfmt", "iconv", "sync",
+    "eval",  # its static code is parsed and graded like the rest; dynamic code is flagged
 })
 NO_FILES = frozenset({"echo", "printf", "true", "false", "expr", "seq", "sleep", "date", ":",
                       "export", "unset", "set", "local", "declare", "readonly", "exit", "return",
-                      "yes", "bc", "numfmt", "test", "["})
+                      "yes", "bc", "numfmt", "test", "[", "eval"})
 HARMLESS_DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero",
                     "/dev/urandom", "/dev/random", "/dev/tty", "/dev/fd/")
 SENSITIVE = re.compile(
@@ -174,6 +175,8 @@ def _command(cmd: Command, ctx: Context, g: Grade) -> None:
         g.add("blocked", "dd onto a device would overwrite a disk", blocked=True)
     _delete(cmd, prog, args, ctx, g)
     _code_from_stdin(cmd, prog, g)
+    if prog in ("eval", "source", ".") and any(a.dynamic for a in cmd.args):
+        g.add("obfuscated_code", f"{prog} runs code computed at run time, which cannot be checked")
     if ctx.net_reachable:
         _network(cmd, prog, args, ctx, g)
     if not ctx.isolated:
@@ -238,13 +241,11 @@ def _code_from_stdin(cmd: Command, prog: str, g: Grade) -> None:
         return  # a static heredoc: already parsed and graded as commands
     elif upstream or any(r.body is None and r.op in ("<<", "<<<", "<<-") for r in cmd.redirects):
         g.add("obfuscated_code", f"{prog} runs code computed at run time, which cannot be checked")
-    if cmd.program == "eval" or (prog in SHELLS and any(a.dynamic for a in cmd.args)):
+    if prog in SHELLS and any(a.dynamic for a in cmd.args):
         g.add("obfuscated_code", "it runs code computed at run time")
 
 
 def _network(cmd: Command, prog: str, args: list[str], ctx: Context, g: Grade) -> None:
-    if prog == "eval" and any(a.dynamic for a in cmd.args):
-        g.add("obfuscated_code", "eval runs code computed at run time")
     if prog not in NET_CLIENTS and not (prog == "git" and args[:1] in (["push"], ["send-email"])):
         return
     for a in args:
