@@ -80,3 +80,30 @@ def test_import_stays_light() -> None:
             f"print([m for m in {heavy!r} if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+async def test_run_grants_end_with_the_run() -> None:
+    import gc
+
+    from orkas_nb.harness.cancellation import AbortSignal
+    from orkas_nb.tools.approval import ApprovalGate, ApprovalRequest
+
+    asked = []
+
+    def approver(request):
+        asked.append(request.scope_key)
+        return Decision.RUN
+
+    gate = ApprovalGate(approver)
+    request = ApprovalRequest(kind="command", category="destructive_delete", subject="rm -r x",
+                              reasons=["r"], scope_key="command:destructive_delete", scope_text="t")
+    run = AbortSignal()
+    assert await gate.ask(request, run=run) is Decision.RUN
+    assert await gate.ask(request, run=run) is Decision.RUN and len(asked) == 1
+    other = request.model_copy(update={"scope_key": "command:exfiltration"})
+    await gate.ask(other, run=run)
+    assert len(asked) == 2  # a grant covers its scope only
+    del run
+    gc.collect()
+    assert len(gate._grants) == 0  # the run is over: its grants are gone
+    assert await gate.ask(request, run=AbortSignal()) is Decision.RUN and len(asked) == 3
