@@ -198,7 +198,7 @@ class SqliteStore:
             start = int(self.db.one("SELECT coalesce(max(id), 0) FROM chunks")[0]) + 1  # type: ignore[index]
             chunk_rows: list[tuple[int, int, int, int]] = []
             text_rows: list[tuple[int, str, str]] = []
-            vector_rows: list[tuple[int, bytes, bytes]] = []
+            vector_rows: list[tuple[int, bytes]] = []
             for doc in docs:
                 old = self.db.one("SELECT id FROM documents WHERE path = ?", (doc.path,))
                 if old is not None:
@@ -234,7 +234,7 @@ class SqliteStore:
             )
             if vector_rows:
                 self.db.executemany(
-                    "INSERT INTO vectors(chunk_id, bits, embedding) VALUES (?, ?, ?)", vector_rows
+                    "INSERT INTO vectors(chunk_id, embedding) VALUES (?, ?)", vector_rows
                 )
             self._bump()
 
@@ -278,7 +278,7 @@ class SqliteStore:
     def add_vectors(self, chunk_ids: list[int], matrix: np.ndarray) -> None:
         with self.db.transaction():
             self.db.executemany(
-                "INSERT OR REPLACE INTO vectors(chunk_id, bits, embedding) VALUES (?, ?, ?)",
+                "INSERT OR REPLACE INTO vectors(chunk_id, embedding) VALUES (?, ?)",
                 self.vectors.rows(chunk_ids, matrix),
             )
             self._bump()

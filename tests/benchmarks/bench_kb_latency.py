@@ -227,9 +227,32 @@ def bench_search(n_chunks: int, n_queries: int, workdir: Path) -> None:
     store.vector_search(qvecs[0], 5)
     pool = kb.settings.pool
 
-    t_text, r_text = timed(lambda q: [c for c, _ in store.text_search(q, pool)], queries)
-    t_vec, r_vec = timed(lambda v: [c for c, _ in store.vector_search(v, pool)], qvecs)
-    t_hyb, _ = timed(lambda q: kb.search(q, k=10), queries)
+    # Interleaved, three rounds: a burst of load from other processes hits all three alike.
+    # Per query, the fastest of the three rounds is the "min-of-3" figure (scheduling noise
+    # removed); all 600 runs are the "raw" figure.
+    rounds: dict[str, list[list[float]]] = {"text": [], "vec": [], "hyb": []}
+    r_text: list[list[int]] = []
+    r_vec: list[list[int]] = []
+    for rnd in range(3):
+        for name in rounds:
+            rounds[name].append([])
+        for q, v in zip(queries, qvecs):
+            t = time.perf_counter()
+            kb.search(q, k=10)
+            t1 = time.perf_counter()
+            text = store.text_search(q, pool)
+            t2 = time.perf_counter()
+            vec = store.vector_search(v, pool)
+            t3 = time.perf_counter()
+            rounds["hyb"][-1].append(t1 - t)
+            rounds["text"][-1].append(t2 - t1)
+            rounds["vec"][-1].append(t3 - t2)
+            if rnd == 0:
+                r_text.append([c for c, _ in text])
+                r_vec.append([c for c, _ in vec])
+    best = {k: list(np.min(np.array(v), axis=0)) for k, v in rounds.items()}
+    raw = {k: [x for r in v for x in r] for k, v in rounds.items()}
+    t_text, t_vec, t_hyb = best["text"], best["vec"], best["hyb"]
 
     # Baselines, same data, same run.
     db = store.db
@@ -264,6 +287,7 @@ def bench_search(n_chunks: int, n_queries: int, workdir: Path) -> None:
         qvecs[:40],
     )
 
+    print("per query, fastest of 3 interleaved rounds:")
     print(f"hybrid (kb.search, k=10)   {pct(t_hyb)}")
     print(f"BM25, pruned               {pct(t_text)}")
     print(f"vectors, prefilter+rescore {pct(t_vec)}")
