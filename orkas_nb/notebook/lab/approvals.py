@@ -26,6 +26,7 @@ class LabApprover:
         self._pending: dict[str, tuple[asyncio.Future[Decision], asyncio.AbstractEventLoop]] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        renderer.widget.approval_handler = self.answer
 
     @property
     def pending(self) -> list[str]:

@@ -79,6 +79,7 @@ class HandshakeRenderer:
         ctx = self.ctx
         if run_view:
             self.chosen = LabRenderer(ctx.controls, transcript=ctx.transcript, slot=ctx.slot,
+                                      cost=getattr(ctx, "extra", {}).get("cost"),
                                       interval_s=max(0.05, float(getattr(ctx, "refresh_interval", 0.05))))
         else:
             self.chosen = self.fallback(ctx)
@@ -166,7 +167,13 @@ def _make_renderer(ctx: Any) -> Renderer:
 
 
 def _make_approver(ctx: Any, renderer: Any) -> Any:
-    return DeferredApprover(ctx, renderer) if isinstance(renderer, HandshakeRenderer) else None
+    if not isinstance(renderer, HandshakeRenderer):
+        return None
+    from ..approvals_ui import for_cassette
+
+    # A replayed cassette answers from its recorded file; a recording one writes the answers.
+    provider = getattr(getattr(ctx.controls, "agent", None), "provider", None)
+    return for_cassette(provider, DeferredApprover(ctx, renderer))
 
 
 def register() -> None:

@@ -1,0 +1,52 @@
+"""Inline approval prompts: the run view's buttons answer the waiting tool call."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from orkas_nb.notebook.lab.approvals import LabApprover
+from orkas_nb.notebook.lab.run_view import LabRenderer
+from orkas_nb.notebook.render import RunInfo
+from orkas_nb.tools.approval import ApprovalRequest, Decision
+
+REQUEST = ApprovalRequest(kind="command", category="destructive", subject="rm -rf build",
+                          reasons=["deletes files"], scope_key="rm", scope_text="rm in this folder",
+                          tool="bash", agent="agent")
+
+
+def _renderer() -> tuple[LabRenderer, list[dict[str, Any]]]:
+    r = LabRenderer(None, show=False)  # no Controls: the answer must go straight to the approver
+    sent: list[dict[str, Any]] = []
+    r.widget.send = lambda content, buffers=None: sent.append(content)  # type: ignore[method-assign]
+    r.start(RunInfo())
+    return r, sent
+
+
+def _items(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [i for m in sent if m["type"] == "items" for i in m["items"]]
+
+
+async def test_a_click_answers_the_waiting_call() -> None:
+    r, sent = _renderer()
+    approver = LabApprover(r, timeout_s=10)
+    waiting = asyncio.ensure_future(approver(REQUEST))
+    await asyncio.sleep(0.01)
+    prompt = [i for i in _items(sent) if i["k"] == "approval"][0]
+    assert prompt["category"] == "destructive" and "rm -rf build" in prompt["detail"]
+    assert [o["label"] for o in prompt["options"]] == ["This time", "For this run (rm in this folder)", "Deny"]
+    assert approver.pending == [prompt["id"]] and r.widget.status == "waiting"
+    r.widget._on_view_message(r.widget, {"type": "approval", "id": prompt["id"], "answer": "run"}, [])
+    assert await asyncio.wait_for(waiting, 2) is Decision.RUN
+    assert approver.pending == [] and r.widget.status == "running"
+    done = [i for i in _items(sent) if i["k"] == "approval_done"]
+    assert done == [{"k": "approval_done", "id": prompt["id"], "answer": "run", "by": "user"}]
+
+
+async def test_no_answer_in_time_denies() -> None:
+    r, sent = _renderer()
+    approver = LabApprover(r, timeout_s=0.05)
+    assert await approver(REQUEST) is Decision.DENY
+    assert [i for i in _items(sent) if i["k"] == "approval_done"][0]["by"] == "timeout"
+    r.widget._on_view_message(r.widget, {"type": "approval", "id": "approval-1", "answer": "once"}, [])
+    assert sent[-1]["type"] == "error"  # a click after the timeout is refused, not applied
