@@ -41,7 +41,7 @@ _LAZY = {
     "FrozenPrompt": ".prompt",
 }
 
-__all__ = [*_LAZY, "open_knowledge_base", "default_embedder"]
+__all__ = [*_LAZY, "open_knowledge_base", "has_knowledge_base", "default_embedder"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .embedders import Embedder, EmbeddingError, HttpEmbedder, OnnxMiniLM  # noqa: F401
@@ -84,6 +84,11 @@ def open_knowledge_base(workspace: str | Path, *, embedder: Any = None) -> Knowl
             kb.embedder = embedder
             kb.store.use_embedder(embedder.id)
         return kb
+
+
+def has_knowledge_base(workspace: str | Path) -> bool:
+    """Whether the workspace has a knowledge base file (without creating one)."""
+    return (Path(workspace).expanduser() / ".orkas" / "knowledge.db").is_file()
 
 
 def default_embedder() -> Embedder | None:

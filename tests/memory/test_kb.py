@@ -209,3 +209,12 @@ def test_fallback_driver_without_sqlite_vec_still_searches(
     assert kb.search("pump overheats")[0].path == "a.txt"
     assert kb.search("pump overheats", mode="vector")[0].path == "a.txt"
     kb.close()
+
+
+def test_has_knowledge_base_does_not_create_one(workspace: Path) -> None:
+    from orkas_nb.memory import has_knowledge_base, open_knowledge_base
+
+    assert not has_knowledge_base(workspace)
+    assert not (workspace / ".orkas").exists()
+    open_knowledge_base(workspace)
+    assert has_knowledge_base(workspace)
