@@ -13,10 +13,15 @@ import pytest
 
 from orkas_nb.memory.kb import KnowledgeBase
 
+from .conftest import HashEmbedder
+
 INGEST = """
 import sys
 from orkas_nb.memory.kb import KBSettings, KnowledgeBase
-kb = KnowledgeBase.open(sys.argv[1], settings=KBSettings(batch_bytes=int(sys.argv[2])))
+from tests.memory.conftest import HashEmbedder
+embedder = HashEmbedder() if sys.argv[3] == "vectors" else None
+settings = KBSettings(batch_bytes=int(sys.argv[2]), embed_batch=64)
+kb = KnowledgeBase.open(sys.argv[1], settings=settings, embedder=embedder)
 print("ready", flush=True)
 while True:  # ingest, then touch everything and ingest again: always writing
     kb.sync() if kb.sources() else kb.add("corpus")
@@ -36,20 +41,33 @@ def _corpus(ws: Path, files: int = 150) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("batch_bytes", [1, 4_000_000])  # one document a transaction, or many
-def test_kill_9_during_ingest_leaves_a_sound_database(workspace: Path, batch_bytes: int) -> None:
+@pytest.mark.parametrize(
+    ("batch_bytes", "vectors"),
+    [
+        (1, "text"),
+        (4_000_000, "text"),
+        (4_000_000, "vectors"),
+    ],  # one document a transaction, or many
+)
+def test_kill_9_during_ingest_leaves_a_sound_database(
+    workspace: Path, batch_bytes: int, vectors: str
+) -> None:
     _corpus(workspace)
+    root = Path(__file__).resolve().parents[2]
     for round_ in range(4):
         proc = subprocess.Popen(
-            [sys.executable, "-c", INGEST, str(workspace), str(batch_bytes)],
+            [sys.executable, "-c", INGEST, str(workspace), str(batch_bytes), vectors],
             stdout=subprocess.PIPE,
+            cwd=root,
             text=True,
         )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         time.sleep(0.3 + 0.37 * round_)  # land at different points of the write
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-        kb = KnowledgeBase.open(workspace)
+        kb = KnowledgeBase.open(
+            workspace, embedder=HashEmbedder() if vectors == "vectors" else None
+        )
         assert kb.store.check() == []
         report = kb.sync() if kb.sources() else kb.add("corpus")
         assert not report.errors
@@ -62,6 +80,8 @@ def test_kill_9_during_ingest_leaves_a_sound_database(workspace: Path, batch_byt
         chunks = kb.stats()["chunks"]
         assert chunks == sum(d.chunks for d in docs.values())
         assert kb.store.db.one("SELECT count(*) FROM chunk_text") == (chunks,)  # no orphan text
+        expected_vectors = chunks if vectors == "vectors" else 0
+        assert kb.stats()["vectors"] == expected_vectors  # every chunk embedded, none orphaned
         assert kb.search("topic5 subject7", k=3)
         assert kb.store.check() == []
         kb.close()
