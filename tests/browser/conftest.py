@@ -8,8 +8,9 @@ fail under CI (``CI`` set), so a missing install step cannot pass unnoticed.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -70,8 +71,8 @@ def nb(request: pytest.FixtureRequest, lab: LabServer, browser: Any) -> Iterator
             OUTPUT.mkdir(parents=True, exist_ok=True)
             try:
                 page.screenshot(path=str(OUTPUT / f"{request.node.name}.png"), full_page=True)
-            except Exception:  # noqa: BLE001 - the screenshot is a courtesy
-                pass
+            except Exception as exc:  # noqa: BLE001 - the screenshot is a courtesy
+                print(f"no failure screenshot: {exc}")
             if notebook.console_errors:
                 print("console errors:", *notebook.console_errors, sep="\n  ")
         context.close()

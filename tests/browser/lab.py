@@ -85,7 +85,7 @@ class LabServer:
         for k in self.api("kernels"):
             try:
                 self.api(f"kernels/{k['id']}", method="DELETE")
-            except Exception:  # noqa: BLE001 - already gone
+            except Exception:  # noqa: BLE001, S110 - already gone
                 pass
 
     def stop(self) -> None:

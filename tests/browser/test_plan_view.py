@@ -17,14 +17,14 @@ def test_plan_updates_live_and_controls_reach_the_kernel(nb: NotebookPage) -> No
     nb.run_cell(0)
     view = nb.output(0).locator(".orkas-plan")
     view.wait_for()
-    step = lambda i: view.locator(f".orkas-step[data-step='{i}']")  # noqa: E731
+    step = lambda i: view.locator(f".orkas-step[data-step='{i}']")
     assert view.locator(".orkas-step").count() == 5
     assert view.locator(".orkas-plan-edge").count() == 5  # one per wait_for entry
     assert view.locator(".orkas-plan-edge[data-from='3'][data-to='4']").count() == 1
     assert step(3).locator(".orkas-assignee").inner_text() == "user"
     assert step(4).locator(".orkas-assignee-commander").count() == 1
     # A step is drawn to the right of what it waits for.
-    x = lambda i: step(i).bounding_box()["x"]  # noqa: E731
+    x = lambda i: step(i).bounding_box()["x"]
     assert x(0) < x(1) < x(2) < x(4) and x(0) < x(3)
 
     # Record every status each step shows, as the page draws it.

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 import time
-from pathlib import Path
 
 import pytest
 
-from .cells import AGENT_CELL, ANSWER, APPROVAL_MODEL, SETUP, STOP_MODEL, STREAMING_MODEL
+from .cells import AGENT_CELL, APPROVAL_MODEL, SETUP, STOP_MODEL, STREAMING_MODEL
 from .conftest import OUTPUT
 from .notebook import CELLS, WIDGETS_NO_KERNEL, NotebookPage
 
@@ -135,7 +133,7 @@ def test_approval_click_reaches_the_kernel_mid_run(nb: NotebookPage) -> None:
     assert nb.output(3).inner_text().strip() == "43"
     nb.run_cell(4)
     nb.wait_cell_done(4)
-    trips = eval(nb.output(4).inner_text().strip())  # noqa: S307 - a list of floats we printed
+    trips = eval(nb.output(4).inner_text().strip())
     assert len(trips) == 1  # one probe per front-end connection, answered by the extension
     print(f"handshake round trip: {trips[0] * 1000:.0f} ms")
     nb.assert_no_console_errors()

@@ -10,7 +10,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..render import Controls, Renderer
 from .approvals import LabApprover
@@ -40,6 +41,16 @@ async def choose_renderer(controls: Controls | None, fallback: Callable[[], Rend
 
 
 __all__ = [
-    "LabRenderer", "RunWidget", "PlanWidget", "Plan", "PlanStep", "StepForm", "FormField",
-    "PlanAction", "LabApprover", "choose_renderer", "has_run_view", "probe_frontend",
+    "FormField",
+    "LabApprover",
+    "LabRenderer",
+    "Plan",
+    "PlanAction",
+    "PlanStep",
+    "PlanWidget",
+    "RunWidget",
+    "StepForm",
+    "choose_renderer",
+    "has_run_view",
+    "probe_frontend",
 ]

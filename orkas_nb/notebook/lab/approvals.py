@@ -79,4 +79,4 @@ class LabApprover:
         loop.call_soon_threadsafe(settle)
 
 
-__all__ = ["LabApprover", "DEFAULT_TIMEOUT_S"]
+__all__ = ["DEFAULT_TIMEOUT_S", "LabApprover"]

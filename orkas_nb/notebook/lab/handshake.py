@@ -156,5 +156,12 @@ def forget() -> None:
     _registry.answers.clear()
 
 
-__all__ = ["probe_frontend", "cached_answer", "client_session", "forget", "round_trips",
-           "default_timeout", "DEFAULT_TIMEOUT_S"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "cached_answer",
+    "client_session",
+    "default_timeout",
+    "forget",
+    "probe_frontend",
+    "round_trips",
+]

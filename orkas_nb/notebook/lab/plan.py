@@ -60,7 +60,7 @@ class Plan(BaseModel):
     steps: list[PlanStep]
 
     @model_validator(mode="after")
-    def _is_a_dag(self) -> "Plan":
+    def _is_a_dag(self) -> Plan:
         known = {s.index for s in self.steps}
         if len(known) != len(self.steps):
             raise ValueError("plan: two steps share an index")
@@ -128,4 +128,4 @@ def check_action(plan: Plan, action: str, index: int, values: dict[str, Any]) ->
     return f"unknown action {action!r}"
 
 
-__all__ = ["Plan", "PlanStep", "StepForm", "FormField", "StepStatus", "PlanState", "check_action"]
+__all__ = ["FormField", "Plan", "PlanState", "PlanStep", "StepForm", "StepStatus", "check_action"]

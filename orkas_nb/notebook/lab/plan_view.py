@@ -10,7 +10,8 @@ the view, and the handler never sees it.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ipywidgets import DOMWidget
 from pydantic import ValidationError
@@ -88,7 +89,7 @@ class PlanWidget(DOMWidget):
         for handler in self._handlers:
             try:
                 handler(request)
-            except Exception as exc:  # noqa: BLE001 - shown in the view, not raised into the comm
+            except Exception as exc:
                 log.exception("orkas_nb: plan action handler failed")
                 self._reply_error(f"{request.action} failed: {exc}")
 
@@ -97,4 +98,4 @@ class PlanWidget(DOMWidget):
         self.send({"type": "error", "message": message})
 
 
-__all__ = ["PlanWidget", "ActionHandler"]
+__all__ = ["ActionHandler", "PlanWidget"]

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...core.events import RunEvent, RunResult
 from ..render import Renderer, RunInfo
@@ -68,7 +69,7 @@ class HandshakeRenderer:
     async def _probe(self) -> None:
         try:
             hello = await probe_frontend(self.timeout)
-        except Exception:  # noqa: BLE001 - a failed probe means the built-in view, never a lost run
+        except Exception:
             log.exception("orkas_nb: front-end handshake failed")
             hello = None
         self._choose(hello is not None and "run" in hello.views)
@@ -185,4 +186,4 @@ def register() -> None:
     register_approver("lab", _make_approver)
 
 
-__all__ = ["HandshakeRenderer", "DeferredApprover", "register"]
+__all__ = ["DeferredApprover", "HandshakeRenderer", "register"]

@@ -14,7 +14,7 @@ plan view's controls).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -93,10 +93,7 @@ class DoneItem(_Item):
 
 
 RunItem = Annotated[
-    Union[
-        TextItem, ThinkingItem, ToolStartItem, ToolEndItem, NoticeItem, ApprovalItem,
-        ApprovalDoneItem, DoneItem,
-    ],
+    TextItem | ThinkingItem | ToolStartItem | ToolEndItem | NoticeItem | ApprovalItem | ApprovalDoneItem | DoneItem,
     Field(discriminator="k"),
 ]
 
@@ -131,7 +128,7 @@ class PlanAction(BaseModel):
 
 
 ViewRequest = Annotated[
-    Union[StopRequest, SteerRequest, ApprovalAnswer, ReplayRequest, PlanAction],
+    StopRequest | SteerRequest | ApprovalAnswer | ReplayRequest | PlanAction,
     Field(discriminator="type"),
 ]
 VIEW_REQUEST: TypeAdapter[Any] = TypeAdapter(ViewRequest)
@@ -146,9 +143,26 @@ class FrontendHello(BaseModel):
 
 
 __all__ = [
-    "MODULE_NAME", "MODULE_VERSION", "HANDSHAKE_TARGET", "PROBE_PREFIX", "RunItem", "TextItem",
-    "ThinkingItem", "ToolStartItem", "ToolEndItem", "NoticeItem", "ApprovalOption",
-    "ApprovalItem", "ApprovalDoneItem", "DoneItem", "StopRequest", "SteerRequest",
-    "ApprovalAnswer", "ReplayRequest", "PlanAction", "ViewRequest", "VIEW_REQUEST",
+    "HANDSHAKE_TARGET",
+    "MODULE_NAME",
+    "MODULE_VERSION",
+    "PROBE_PREFIX",
+    "VIEW_REQUEST",
+    "ApprovalAnswer",
+    "ApprovalDoneItem",
+    "ApprovalItem",
+    "ApprovalOption",
+    "DoneItem",
     "FrontendHello",
+    "NoticeItem",
+    "PlanAction",
+    "ReplayRequest",
+    "RunItem",
+    "SteerRequest",
+    "StopRequest",
+    "TextItem",
+    "ThinkingItem",
+    "ToolEndItem",
+    "ToolStartItem",
+    "ViewRequest",
 ]

@@ -16,22 +16,47 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Float, Int, Unicode
 
 from ...core.events import (
-    Compaction, Done, Retry, RunEvent, RunResult, Steer, TextDelta, ThinkingDelta, ToolEnd,
-    ToolStart, Warning,
+    Compaction,
+    Done,
+    Retry,
+    RunEvent,
+    RunResult,
+    Steer,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnd,
+    ToolStart,
+    Warning,
 )
 from ...core.messages import Usage
 from ..render import Controls, RunInfo
 from .protocol import (
-    MODULE_NAME, MODULE_VERSION, RESULT_EXCERPT_CHARS, VIEW_REQUEST, ApprovalAnswer,
-    ApprovalDoneItem, ApprovalItem, ApprovalOption, DoneItem, NoticeItem, ReplayRequest,
-    RunItem, SteerRequest, StopRequest, TextItem, ThinkingItem, ToolEndItem, ToolStartItem,
+    MODULE_NAME,
+    MODULE_VERSION,
+    RESULT_EXCERPT_CHARS,
+    VIEW_REQUEST,
+    ApprovalAnswer,
+    ApprovalDoneItem,
+    ApprovalItem,
+    ApprovalOption,
+    DoneItem,
+    NoticeItem,
+    ReplayRequest,
+    RunItem,
+    SteerRequest,
+    StopRequest,
+    TextItem,
+    ThinkingItem,
+    ToolEndItem,
+    ToolStartItem,
 )
 
 log = logging.getLogger(__name__)
@@ -310,4 +335,4 @@ def _to_item(event: RunEvent) -> RunItem | None:
     return None
 
 
-__all__ = ["RunWidget", "LabRenderer", "DEFAULT_APPROVAL_OPTIONS"]
+__all__ = ["DEFAULT_APPROVAL_OPTIONS", "LabRenderer", "RunWidget"]

@@ -32,7 +32,7 @@ async def test_a_click_answers_the_waiting_call() -> None:
     approver = LabApprover(r, timeout_s=10)
     waiting = asyncio.ensure_future(approver(REQUEST))
     await asyncio.sleep(0.01)
-    prompt = [i for i in _items(sent) if i["k"] == "approval"][0]
+    prompt = next(i for i in _items(sent) if i["k"] == "approval")
     assert prompt["category"] == "destructive" and "rm -rf build" in prompt["detail"]
     assert [o["label"] for o in prompt["options"]] == ["This time", "For this run (rm in this folder)", "Deny"]
     assert approver.pending == [prompt["id"]] and r.widget.status == "waiting"
@@ -47,6 +47,6 @@ async def test_no_answer_in_time_denies() -> None:
     r, sent = _renderer()
     approver = LabApprover(r, timeout_s=0.05)
     assert await approver(REQUEST) is Decision.DENY
-    assert [i for i in _items(sent) if i["k"] == "approval_done"][0]["by"] == "timeout"
+    assert next(i for i in _items(sent) if i["k"] == "approval_done")["by"] == "timeout"
     r.widget._on_view_message(r.widget, {"type": "approval", "id": "approval-1", "answer": "once"}, [])
     assert sent[-1]["type"] == "error"  # a click after the timeout is refused, not applied

@@ -7,8 +7,9 @@ import os
 import queue
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from jupyter_client.manager import KernelManager

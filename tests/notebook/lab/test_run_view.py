@@ -12,7 +12,16 @@ import pytest
 
 from orkas_nb.core.errors import ErrorInfo
 from orkas_nb.core.events import (
-    Compaction, Done, Retry, RunResult, Steer, TextDelta, ThinkingDelta, ToolEnd, ToolStart, Warning,
+    Compaction,
+    Done,
+    Retry,
+    RunResult,
+    Steer,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnd,
+    ToolStart,
+    Warning,
 )
 from orkas_nb.core.messages import Usage
 from orkas_nb.notebook.lab.protocol import RESULT_EXCERPT_CHARS
@@ -103,7 +112,6 @@ async def test_events_become_items_with_text_coalesced() -> None:
 def test_late_view_gets_a_replay_and_bad_requests_get_an_error() -> None:
     w = RunWidget(Controls())
     sent = _capture(w)
-    w.push_items = None  # an attribute a view cannot reach: requests go through validation only
     from orkas_nb.notebook.lab.protocol import TextItem
 
     w.push(TextItem(text="a"))
