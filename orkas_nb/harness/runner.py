@@ -285,7 +285,9 @@ class Runner:
         """The main-turn request for ``messages`` (the context policy estimates the same)."""
         if not capabilities_of(self.provider, self.model).images_in_tool_results:
             messages = move_tool_images(messages)
-        return ModelRequest(
+        # Built unvalidated: every field is already typed, and validating the history would
+        # cost O(N) per request.
+        return ModelRequest.model_construct(
             model=self.model,
             system=self._system(),
             messages=messages,
@@ -293,6 +295,8 @@ class Runner:
             max_tokens=self.config.max_tokens,
             temperature=self.config.temperature,
             session_id=self.config.session_id or self.session.name,
+            purpose="main",
+            extra={},
         )
 
     async def _turn(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> str:

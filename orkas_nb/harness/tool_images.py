@@ -35,12 +35,19 @@ def _split(result: ToolResultMessage) -> tuple[ToolResultMessage, UserMessage]:
     return stripped, carrier
 
 
+def _has_images(message: Message) -> bool:
+    if not isinstance(message, ToolResultMessage):
+        return False
+    cache = message.wire_cache
+    flag = cache.get("has_images")
+    if flag is None:  # cached: this runs over the whole history on every request
+        flag = cache["has_images"] = any(isinstance(b, ImageBlock) for b in message.content)
+    return flag
+
+
 def move_tool_images(messages: Sequence[Message]) -> list[Message]:
     """``messages`` with tool-result images moved to user messages after each run of results."""
-    if not any(
-        isinstance(m, ToolResultMessage) and any(isinstance(b, ImageBlock) for b in m.content)
-        for m in messages
-    ):
+    if not any(_has_images(m) for m in messages):
         return list(messages)
     out: list[Message] = []
     pending: list[UserMessage] = []
@@ -48,8 +55,8 @@ def move_tool_images(messages: Sequence[Message]) -> list[Message]:
         if not isinstance(m, ToolResultMessage) and pending:
             out.extend(pending)  # after the whole run of results: pairing stays intact
             pending = []
-        if isinstance(m, ToolResultMessage) and any(isinstance(b, ImageBlock) for b in m.content):
-            stripped, carrier = _split(m)
+        if _has_images(m):
+            stripped, carrier = _split(m)  # type: ignore[arg-type]
             out.append(stripped)
             pending.append(carrier)
         else:
