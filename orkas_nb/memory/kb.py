@@ -266,30 +266,19 @@ class KnowledgeBase:
         use_vec = mode in ("hybrid", "vector") and self.embedder is not None
         if mode == "vector" and self.embedder is None:
             raise ValueError("vector search needs an embedder (none is configured)")
-        text_hits = self.store.text_search(query, pool) if use_text else []
-        vector_hits: list[tuple[int, float]] = []
+        qvec = None
         if use_vec:
             assert self.embedder is not None
-            qvec = self.embedder.embed([query])[0]
-            vector_hits, near = self.store.vector_search_near(qvec, pool)
-        fused = self._fuse(text_hits, vector_hits)
-        if use_vec and text_hits and s.feedback_passages > 0 and fused:
-            # Pseudo-relevance feedback (Rocchio) on the vector side: move the query vector
-            # toward the passages both lists agree on, search again, fuse again.
-            # The moved query is scored over the candidates the first search already scored.
-            top = [f.chunk_id for f in fused[: s.feedback_passages]]
-            centre = self.store.chunk_vectors(top)
-            if len(centre) and near is not None:
-                moved = _unit(qvec) + s.feedback_weight * centre.mean(axis=0)
-                vector_hits = self.store.vectors.rescore(near, moved, pool)
-                fused = self._fuse(text_hits, vector_hits)
-        details = self.store.chunk_details([f.chunk_id for f in fused[: 4 * k + 10]])
+            qvec = self.embedder.embed([query])[0]  # outside the snapshot: it may be slow
+        with self.store.db.snapshot():  # one state of the index for the whole search
+            fused = self._retrieve(query if use_text else None, qvec, pool)
+            details = self.store.chunk_details([f.chunk_id for f in fused[: 4 * k + 10]])
         hits: list[SearchHit] = []
         seen: set[tuple[str, int]] = set()
         for f in fused:
             info = details.get(f.chunk_id)
             if info is None:
-                continue  # deleted between the two reads
+                continue  # not expected inside one snapshot; never cite a missing chunk
             path, start, end, text = info
             if (path, start) in seen:
                 continue
@@ -308,6 +297,23 @@ class KnowledgeBase:
             if len(hits) >= k:
                 break
         return hits
+
+    def _retrieve(self, query: str | None, qvec, pool: int):  # type: ignore[no-untyped-def]
+        s = self.settings
+        text_hits = self.store.text_search(query, pool) if query is not None else []
+        if qvec is None:
+            return self._fuse(text_hits, [])
+        vector_hits, near = self.store.vector_search_near(qvec, pool)
+        fused = self._fuse(text_hits, vector_hits)
+        if text_hits and s.feedback_passages > 0 and fused and near is not None:
+            # Pseudo-relevance feedback (Rocchio) on the vector side: move the query vector
+            # toward the passages both lists agree on, score it over the candidates the first
+            # search already scored, fuse again.
+            centre = self.store.chunk_vectors([f.chunk_id for f in fused[: s.feedback_passages]])
+            if len(centre):
+                moved = _unit(qvec) + s.feedback_weight * centre.mean(axis=0)
+                fused = self._fuse(text_hits, self.store.vectors.rescore(near, moved, pool))
+        return fused
 
     def _fuse(self, text_hits: list[tuple[int, float]], vector_hits: list[tuple[int, float]]):  # type: ignore[no-untyped-def]
         s = self.settings

@@ -107,6 +107,16 @@ class Database:
                 raise
             self.conn.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator["Database"]:
+        """A read transaction: every read inside sees one state of the database."""
+        with self.lock:
+            self.conn.execute("BEGIN")
+            try:
+                yield self
+            finally:
+                self.conn.execute("COMMIT")
+
     def close(self) -> None:
         with self.lock:
             self.conn.close()

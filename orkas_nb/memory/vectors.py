@@ -24,6 +24,7 @@ second at 100,000 chunks, paid by the first search after a write).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -59,10 +60,24 @@ def sign_words(matrix: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Neighbourhood:
-    """The candidates one search scored (ids and vectors), reused by the feedback pass."""
+    """The candidates one search scored (ids and vectors), reused by the feedback pass.
+
+    ``exact`` is True when ``matrix`` holds the stored float32 vectors (small index).
+    """
 
     ids: np.ndarray
     matrix: np.ndarray
+    exact: bool
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """The in-memory copy of one index generation (replaced whole, never mutated)."""
+
+    generation: int
+    ids: np.ndarray
+    matrix: np.ndarray  # float32 (small index) or float16 (large index)
+    words: np.ndarray | None  # sign bits, word-major (large index only)
 
 
 class VectorIndex:
@@ -80,40 +95,41 @@ class VectorIndex:
         self.exact_limit = exact_limit
         self.min_candidates = min_candidates
         self.candidate_fraction = candidate_fraction
-        self._generation = -1
-        self._ids: Any = None
-        self._matrix: Any = None  # float32 (small index) or float16 (large index)
-        self._words: Any = None  # sign bits, word-major, large index only
+        self._snapshot: _Snapshot | None = None
+        self._lock = threading.Lock()  # one reload at a time; searches read a whole snapshot
 
     def rows(self, chunk_ids: list[int], matrix: np.ndarray) -> list[tuple[int, bytes]]:
         """Rows to insert for these chunks (vectors normalised here)."""
         unit = normalise(matrix)
         return [(cid, unit[i].tobytes()) for i, cid in enumerate(chunk_ids)]
 
-    def _load(self, generation: int) -> None:
+    def _load(self, generation: int) -> _Snapshot:
         import numpy as np
 
-        if self._generation == generation:
-            return
-        rows = self.db.execute("SELECT chunk_id, embedding FROM vectors ORDER BY chunk_id")
-        self._ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        self._words = None
-        if not rows:
-            self._matrix = np.zeros((0, 0), dtype=np.float32)
-        else:
-            flat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-            matrix = flat.reshape(len(rows), -1)
-            if len(rows) <= self.exact_limit:
-                self._matrix = matrix
+        snap = self._snapshot
+        if snap is not None and snap.generation == generation:
+            return snap
+        with self._lock:
+            snap = self._snapshot
+            if snap is not None and snap.generation == generation:
+                return snap
+            rows = self.db.execute("SELECT chunk_id, embedding FROM vectors ORDER BY chunk_id")
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            words = None
+            if not rows:
+                matrix = np.zeros((0, 0), dtype=np.float32)
             else:
-                self._matrix = matrix.astype(np.float16)
-                # Word-major: the distance is then a few long vector operations.
-                self._words = np.ascontiguousarray(sign_words(matrix).T)
-        self._generation = generation
+                flat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+                matrix = flat.reshape(len(rows), -1)
+                if len(rows) > self.exact_limit:
+                    # Word-major bits: the distance is then a few long vector operations.
+                    words = np.ascontiguousarray(sign_words(matrix).T)
+                    matrix = matrix.astype(np.float16)
+            self._snapshot = _Snapshot(generation, ids, matrix, words)
+            return self._snapshot
 
     def count(self, generation: int) -> int:
-        self._load(generation)
-        return int(self._ids.shape[0])
+        return int(self._load(generation).ids.shape[0])
 
     def search(self, vector: Any, limit: int, generation: int) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity) best first."""
@@ -123,38 +139,39 @@ class VectorIndex:
         self, vector: Any, limit: int, generation: int
     ) -> tuple[list[tuple[int, float]], Neighbourhood | None]:
         """Like :meth:`search`, also returning the scored candidates for :meth:`rescore`."""
-        self._load(generation)
-        if limit <= 0 or self._ids.shape[0] == 0:
+        snap = self._load(generation)
+        if limit <= 0 or snap.ids.shape[0] == 0:
             return [], None
         query = normalise(vector)[0]
-        if self._matrix.shape[1] != query.shape[0]:
+        if snap.matrix.shape[1] != query.shape[0]:
             raise ValueError(
-                f"query has {query.shape[0]} dimensions, the index {self._matrix.shape[1]}"
+                f"query has {query.shape[0]} dimensions, the index {snap.matrix.shape[1]}"
             )
-        if self._words is None:  # small index: exact, in memory
-            near = Neighbourhood(self._ids, self._matrix)
-            return _top(near.ids, self._matrix @ query, limit), near
-        rows = self._hamming_nearest(query, limit)
-        near = Neighbourhood(self._ids[rows], self._matrix[rows].astype("float32"))
+        if snap.words is None:  # small index: exact, in memory
+            near = Neighbourhood(snap.ids, snap.matrix, exact=True)
+        else:
+            rows = self._hamming_nearest(snap, query, limit)
+            near = Neighbourhood(snap.ids[rows], snap.matrix[rows].astype("float32"), exact=False)
         return self.rescore(near, query, limit), near
 
     def rescore(self, near: Neighbourhood, vector: Any, limit: int) -> list[tuple[int, float]]:
         """Exact scores for ``vector`` over an earlier search's candidates (feedback)."""
         query = normalise(vector)[0]
-        approx = _top(near.ids, near.matrix @ query, limit if self._words is None else 2 * limit)
-        if self._words is None:
-            return approx  # the candidates' vectors are the float32 ones: already exact
+        approx = _top(near.ids, near.matrix @ query, limit if near.exact else 2 * limit)
+        if near.exact:
+            return approx  # the stored float32 vectors: already exact
         return self._exact([cid for cid, _ in approx], query, limit)
 
-    def _hamming_nearest(self, query: np.ndarray, pool: int) -> np.ndarray:
+    def _hamming_nearest(self, snap: _Snapshot, query: np.ndarray, pool: int) -> np.ndarray:
         """Row numbers of the Hamming-nearest chunks (by sign bits)."""
         import numpy as np
 
-        total = self._ids.shape[0]
+        assert snap.words is not None
+        total = snap.ids.shape[0]
         wanted = int(max(self.min_candidates, 8 * pool, self.candidate_fraction * total))
         qwords = sign_words(query[None, :])[0]
-        distance = np.bitwise_count(self._words[0] ^ qwords[0]).astype(np.uint16)
-        for row, qword in zip(self._words[1:], qwords[1:]):
+        distance = np.bitwise_count(snap.words[0] ^ qwords[0]).astype(np.uint16)
+        for row, qword in zip(snap.words[1:], qwords[1:]):
             distance += np.bitwise_count(row ^ qword)
         if wanted >= total:
             return np.arange(total)

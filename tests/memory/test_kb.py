@@ -218,3 +218,33 @@ def test_has_knowledge_base_does_not_create_one(workspace: Path) -> None:
     assert not (workspace / ".orkas").exists()
     open_knowledge_base(workspace)
     assert has_knowledge_base(workspace)
+
+
+def test_searches_from_threads_while_ingesting(vec_kb: KnowledgeBase, workspace: Path) -> None:
+    import threading
+
+    for i in range(30):
+        _write(workspace, f"t/{i}.txt", f"document {i} about pumps and valves number{i}\n")
+    vec_kb.add("t")
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def searcher() -> None:
+        try:
+            while not stop.is_set():
+                assert vec_kb.search("pumps valves", k=3)
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=searcher) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for round_ in range(5):
+        for i in range(30):
+            _write(workspace, f"t/{i}.txt", f"document {i} round {round_} pumps valves n{i}\n")
+        vec_kb.sync()
+    stop.set()
+    for t in threads:
+        t.join(timeout=10)
+    assert errors == []
+    assert vec_kb.stats()["vectors"] == vec_kb.stats()["chunks"] == 30
