@@ -10,6 +10,7 @@
     │   │   └── ContentPolicyError      refused by policy              surface at once
     │   └── ContextOverflowError        prompt longer than the window  compact, retry once
     ├── ToolError                       a tool failed                  observation for the model
+    │   └── ToolDenied                  the user/policy refused        observation ("denied"), nothing ran
     ├── StateError                      the record could not be saved  surface as a state-layer error
     │   ├── SessionLockedError          another writer holds the file
     │   └── SessionCorruptError         unreadable beyond repair
@@ -89,6 +90,10 @@ class ToolError(OrkasError):
     """Raised by a tool to report a failure the model should see (an observation)."""
 
     action: Action = "observe"
+
+
+class ToolDenied(ToolError):
+    """The user (or a policy standing in for them) refused the action; nothing was run."""
 
 
 class StateError(OrkasError):

@@ -85,6 +85,7 @@ class RunStats(BaseModel):
     tool_calls: int = 0
     tool_failures: int = 0
     rejections: int = 0
+    denials: int = 0
     compactions: int = 0
     retries: int = 0
 

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Literal
 
-from ..core.errors import ToolError
+from ..core.errors import ToolDenied, ToolError
 from ..core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, new_id
 from .loop_guard import REMINDER, STOPPED, LoopGuard
 from .tools import ArgumentsInvalid, Tool, ToolContext, ToolOutput, ToolRegistry, validate_arguments
@@ -135,7 +135,9 @@ async def _execute(p: PlannedCall, ctx: ToolContext) -> CallOutcome:
     assert p.tool is not None
     try:
         output = await p.tool.execute(p.arguments, ctx)
-        status: Outcome = "error" if output.is_error else "ok"
+        status: Outcome = "denied" if output.denied else "error" if output.is_error else "ok"
+    except ToolDenied as exc:
+        output, status = ToolOutput(text=str(exc)), "denied"
     except ToolError as exc:
         output, status = ToolOutput(text=f"Error: {exc}"), "error"
     except asyncio.CancelledError:

@@ -411,6 +411,8 @@ class Runner:
                 turn.stats.tool_calls += 1
                 if result.status == "rejected":
                     turn.stats.rejections += 1
+                elif result.status == "denied":
+                    turn.stats.denials += 1
                 elif result.status != "ok":
                     turn.stats.tool_failures += 1
                 try:

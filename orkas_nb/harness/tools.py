@@ -45,6 +45,7 @@ class ToolOutput(BaseModel):
     text: str = ""
     images: list[ImageBlock] = Field(default_factory=list)
     is_error: bool = False
+    denied: bool = False  # the user or a policy refused: nothing ran (status "denied")
     output_files: list[str] = Field(default_factory=list)
 
 

@@ -353,7 +353,7 @@ def kernel_tools(
         if decision is Decision.DENY:
             return ToolOutput(text="Denied: the user did not consent, so nothing was run. "
                                    "Ask them, or propose the code with propose_cell instead.",
-                              is_error=True)
+                              is_error=True, denied=True)
         # Let the views draw this call before code that may hold the loop for a long time.
         for _ in range(3):
             await asyncio.sleep(0)

@@ -20,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..core.errors import ToolError
+from ..core.errors import ToolDenied, ToolError
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput
 from .approval import ApprovalRequest, Decision
 from ._job_supervisor import SLIRP_MARKER
@@ -114,7 +114,7 @@ class ShellExecutor:
             decision = await self.box.gate.ask(
                 request, run=ctx.abort, approver=self.box.approver_for(ctx.services))
             if decision is Decision.DENY:
-                raise ToolError(
+                raise ToolDenied(
                     f"Denied, nothing was run: the command needs the user's approval ({category}: "
                     f"{'; '.join(reasons)}) and it was not given. Choose another way, or explain "
                     "to the user why this command is needed."

@@ -14,7 +14,7 @@ import hashlib
 import stat as stat_mod
 import time
 
-from ..core.errors import ToolError
+from ..core.errors import ToolDenied, ToolError
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput
 from .approval import ApprovalRequest, Decision
 from .documents import binary_description, document_kind, extract_from_bytes
@@ -39,7 +39,7 @@ async def ensure_consent(box: Toolbox, target: Resolved, ctx: ToolContext, tool:
     )
     decision = await box.gate.ask(request, run=ctx.abort, approver=box.approver_for(ctx.services))
     if decision is Decision.DENY:
-        raise PathRefused(
+        raise ToolDenied(
             f"{target.display!r} looks like a secret file; the user did not consent to it being "
             "used, so nothing of it was read or written"
         )

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas_nb.harness import JsonlSession, Runner, ToolRegistry, tool
+from orkas_nb.harness import JsonlSession, RunConfig, Runner, ToolRegistry, tool
 from orkas_nb.harness import session as session_module
 from orkas_nb.harness.repair import pairing_problems
 from orkas_nb.testing import ScriptedModel, call, reply
@@ -67,7 +67,9 @@ def child(path: Path, out: int, die_at: str | None, die_after: int) -> None:
     model = ScriptedModel(
         lambda req: reply("step", call("note", n=next(step), text="x" * random.randint(10, 400)))
     )
-    runner = Runner(model, "m", tools=ToolRegistry([note]), session=session)
+    # No compaction: it would legitimately drop old messages, and this test counts them all.
+    runner = Runner(model, "m", tools=ToolRegistry([note]), session=session,
+                    config=RunConfig(compaction=False))
     asyncio.run(runner.run_to_end("loop forever"))
 
 

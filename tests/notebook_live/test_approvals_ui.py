@@ -70,10 +70,10 @@ def test_deny_runs_nothing(kernel: WidgetKernel, tmp_path: Path) -> None:
     kernel.click(wait_prompt(kernel, "deny").comm_id)
     kernel.wait(ex, timeout=30)
     kernel.run("assert 'denied_value' not in globals()\n"
-               "assert agent.messages[2].status == 'error' and 'nothing was run' in agent.messages[2].text")
+               "assert agent.messages[2].status == 'denied' and 'nothing was run' in agent.messages[2].text")
     assert not marker.exists()
     card = kernel.find("orkas-tool", open_only=False)[-1]
-    assert card.state["titles"][0].startswith("✗ run_python · error")
+    assert card.state["titles"][0].startswith("⛔ run_python · denied")
 
 
 @pytest.mark.kernel
