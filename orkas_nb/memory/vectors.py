@@ -175,7 +175,13 @@ class VectorIndex:
             distance += np.bitwise_count(row ^ qword)
         if wanted >= total:
             return np.arange(total)
-        return np.argpartition(distance, wanted)[:wanted]
+        # Distances are small integers with many ties, where a selection sort can degrade;
+        # a histogram gives the cut-off distance in one pass instead.
+        counts = np.cumsum(np.bincount(distance))
+        cutoff = int(np.searchsorted(counts, wanted))
+        inside = np.flatnonzero(distance < cutoff)
+        on_edge = np.flatnonzero(distance == cutoff)[: wanted - inside.shape[0]]
+        return np.concatenate([inside, on_edge])
 
     def _exact(self, ids: list[int], query: np.ndarray, limit: int) -> list[tuple[int, float]]:
         import numpy as np
