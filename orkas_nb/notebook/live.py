@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # importing this module stays light: ipywidgets and the engin
     from .render import Controls, RunInfo
 
 from .markdown_stream import FREEZE_CHARS, MarkdownStream, safe_cut
+from .render import RunControls
 
 #: What the view shows when the run ends: ``result -> (data, metadata)`` MIME bundle, or None.
 TranscriptSource = Callable[["RunResult"], "tuple[dict[str, Any], dict[str, Any]] | None"]
@@ -151,7 +152,10 @@ class LiveRenderer:
         if not text or self.controls is None or self._finished:
             return
         self.steer_box.value = ""
-        self.controls.steer(text)
+        if self.controls.steer(text) is False:  # the run ended between the click and now
+            self._notice(f"the run had already ended; send this as a new prompt: {text}",
+                         "orkas-steer-notice")
+            return
         self._flush_text()
         self._steer_notices[text] = self._notice(f"↪ steer queued: {text}", "orkas-steer-notice")
 
@@ -441,30 +445,6 @@ def register() -> None:
     register_renderer("widgets", _make_renderer, available=_widgets_available, priority=10)
     register_approver("widgets", _make_approver)
     register_tools("kernel", _make_kernel_tools)
-
-
-class RunControls:
-    """The :class:`~.render.Controls` of one run of an :class:`~orkas_nb.Agent`.
-
-    ``stop`` raises the run's abort signal, ``steer`` queues a message folded in at the next
-    tool boundary, ``answer_approval`` answers a pending prompt of the run's approver.
-    """
-
-    def __init__(self, agent: Any, abort: Any, approver: Any = None) -> None:
-        self.agent = agent
-        self.abort = abort
-        self.approver = approver
-
-    def stop(self, reason: str = "stopped by the user") -> None:
-        self.abort.abort(reason)
-
-    def steer(self, text: str) -> None:
-        self.agent.steer(text)
-
-    def answer_approval(self, request_id: str, answer: str) -> None:
-        if self.approver is None:
-            raise LookupError("this run has no approver to answer")
-        self.approver.answer(request_id, answer)
 
 
 __all__ = ["FREEZE_CHARS", "CostSource", "LiveRenderer", "RunControls", "TranscriptSource",

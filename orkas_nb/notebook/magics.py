@@ -210,7 +210,10 @@ class AgentMagics(Magics):
         if not rest:
             raise UsageError(f"%agent steer needs a message; usage: {LINE_USAGE}")
         run = self._background_run("steer")
-        run.agent.steer(rest)
+        try:
+            run.agent.steer(rest)
+        except RuntimeError:  # the background run ended meanwhile
+            raise UsageError("the background run has ended; send this as a new %%agent prompt") from None
         print("steer message queued: folded in at the next tool boundary")
 
     def _cmd_stop(self, args: list[str], rest: str) -> None:

@@ -14,7 +14,7 @@ from IPython.core.error import UsageError
 
 from .arguments import CellOptions
 from .output import new_slot
-from .render import RunInfo, fan_out
+from .render import RunControls, RunInfo, fan_out
 
 
 class NotebookError(Exception):
@@ -57,23 +57,6 @@ def resolve_model(text: str, user_ns: dict[str, Any]) -> Any:
         return value
     raise UsageError(f"-m {text}: {name!r} is a {type(value).__name__}, not a model string "
                      "or a provider object")
-
-
-class _Controls:
-    def __init__(self, agent: Any, abort: Any, approver: Any = None) -> None:
-        self.agent, self.abort, self.approver = agent, abort, approver
-
-    def stop(self, reason: str = "stopped by the user") -> None:
-        self.abort.abort(reason)
-
-    def steer(self, text: str) -> None:
-        self.agent.steer(text)
-
-    def answer_approval(self, request_id: str, answer: str) -> None:
-        answer_fn = getattr(self.approver, "answer", None)
-        if answer_fn is None:
-            raise LookupError("this run has no approver to answer")
-        answer_fn(request_id, answer)
 
 
 @dataclass
@@ -206,7 +189,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
             return None
         return builder.build(result).bundle(), {}
 
-    controls = _Controls(agent, abort, approver)
+    controls = RunControls(agent, abort, approver)
     try:
         _, factory = plugins.choose_renderer(config.renderer, shell)
     except OrkasError as exc:

@@ -8,7 +8,7 @@ writer are siblings behind this one protocol; the magic picks one and never spec
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -38,9 +38,39 @@ class Controls(Protocol):
 
     def stop(self, reason: str = "stopped by the user") -> None: ...
 
-    def steer(self, text: str) -> None: ...
+    def steer(self, text: str) -> bool: ...
 
     def answer_approval(self, request_id: str, answer: str) -> None: ...
+
+
+class RunControls:
+    """The :class:`Controls` of one run of an :class:`~orkas_nb.Agent` (every view uses it).
+
+    ``stop`` raises the run's abort signal; ``steer`` queues a message folded in at the next
+    tool boundary and returns False when the run has already ended (a click can race the end);
+    ``answer_approval`` answers a pending prompt of the run's approver.
+    """
+
+    def __init__(self, agent: Any, abort: Any, approver: Any = None) -> None:
+        self.agent = agent
+        self.abort = abort
+        self.approver = approver
+
+    def stop(self, reason: str = "stopped by the user") -> None:
+        self.abort.abort(reason)
+
+    def steer(self, text: str) -> bool:
+        try:
+            self.agent.steer(text)
+        except RuntimeError:  # no turn is running any more
+            return False
+        return True
+
+    def answer_approval(self, request_id: str, answer: str) -> None:
+        answer_fn = getattr(self.approver, "answer", None)
+        if answer_fn is None:
+            raise LookupError("this run has no approver to answer")
+        answer_fn(request_id, answer)
 
 
 def fan_out(renderers: list[Renderer]) -> Renderer:
@@ -62,4 +92,4 @@ def fan_out(renderers: list[Renderer]) -> Renderer:
     return _FanOut()
 
 
-__all__ = ["RunInfo", "Renderer", "Controls", "fan_out"]
+__all__ = ["RunInfo", "Renderer", "Controls", "RunControls", "fan_out"]

@@ -2,7 +2,7 @@
 
 :class:`LabApprover` has the shape of :class:`~orkas_nb.notebook.approvals_ui.WidgetApprover`
 (an async approver with ``answer(request_id, answer)`` and ``pending``), so
-:class:`~orkas_nb.notebook.live.RunControls` answers either one; the prompt goes into the run
+:class:`~orkas_nb.notebook.render.RunControls` answers either one; the prompt goes into the run
 view instead of a built-in widget box. A timeout denies; a stopped run withdraws the prompt.
 """
 
