@@ -97,6 +97,11 @@ _CONFUSABLES = str.maketrans(
 )
 
 
+_LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
+)
+
+
 def _char_problem(text: str) -> str | None:
     for i, ch in enumerate(text):
         cp = ord(ch)
@@ -176,6 +181,9 @@ INJECTION = _compile(
         r"\bact as (?:an? )?(?:unrestricted|unfiltered|uncensored|jailbroken)",
         r"\b(?:disable|turn off|remove)\b(?: \w+){0,2} (?:safety|guardrails|filters|restrictions)",
         r"\bwhen(?:ever)? (?:you|the assistant) (?:see|read|load)s? this,? (?:you )?(?:must|should|will)",
+        r"(?:^|\n|\. )(?:system|developer|assistant) ?: ?(?:you|always|never|ignore|do not|don't|from now)",
+        r"\b(?:never|don't|do not) ask (?:the user )?(?:for )?(?:permission|approval|confirmation)",
+        r"\b(?:skip|bypass|auto-?approve|suppress)\b(?: \w+){0,2} (?:confirmations?|approvals?|permission (?:checks|prompts)|confirmation prompts)",
         # chat-template and role markup
         r"<\|?(?:im_start|im_end|system|endoftext|start_header_id)\|?>",
         r"\[/?inst\]|<<sys>>|</?system>|^#{2,} ?system\b|\bsystem override\b",
@@ -218,8 +226,9 @@ EXFILTRATION = _compile(
         rf"{_SENDER}\b.{{0,120}}{_SECRET_SOURCE}",
         rf"{_SECRET_SOURCE}.{{0,80}}\|\s*(?:base64.{{0,20}}\|\s*)?{_SENDER}\b",
         rf"{_SENDER}\b.{{0,60}}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s*@?\S*{_SECRET_SOURCE}",
-        rf"\b(?:send|upload|post|email|forward|transmit|exfiltrate|copy|leak|share)\b(?: \w+){{0,4}} {_SECRET_WORDS}\b.{{0,40}}\b(?:to|at|into)\b",
+        rf"\b(?:send|upload|post|email|forward|transmit|exfiltrate|leak|share)\b(?: \w+){{0,4}} {_SECRET_WORDS}\b.{{0,40}}\b(?:to|at|into)\b",
         r"\bexfiltrat\w*",
+        r"\b(?:include|print|show|output|paste|reveal|dump|display|echo|cat)\b.{0,40}(?:~/\.ssh|id_rsa|id_ed25519|\.aws/credentials|/etc/shadow|\.git-credentials|\.netrc)",
         rf"(?:\benv\b|\bprintenv\b|\bset\b|\bexport -p\b)\s*\|\s*{_SENDER}\b",
         r"\bpowershell\b.{0,20}-e(?:nc(?:odedcommand)?)?\b",
         r"\bbase64\b.{0,40}\|\s*(?:sh|bash)\b|\|\s*(?:sh|bash)\s*$",
@@ -279,7 +288,7 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
             "off the machine; memory cannot hold that",
             "exfiltration",
         )
-    squashed = re.sub(r"[\W\d_]+", "", flat.translate(_CONFUSABLES))
+    squashed = re.sub(r"[\W\d_]+", "", flat.translate(_CONFUSABLES).translate(_LEET))
     if (
         INJECTION.search(flat)
         or INJECTION.search(flat.translate(_CONFUSABLES))
