@@ -78,7 +78,7 @@ def open_knowledge_base(workspace: str | Path, *, embedder: Any = None) -> Knowl
     key = Path(workspace).expanduser().resolve()
     with _OPEN_LOCK:
         kb = _OPEN.get(key)
-        if kb is None:
+        if kb is None or kb.closed:
             kb = _OPEN[key] = KnowledgeBase.open(key, embedder=embedder)
         elif embedder is not None and kb.embedder is not embedder:
             kb.embedder = embedder

@@ -61,6 +61,7 @@ class KnowledgeBase:
         self.store = store
         self.embedder = embedder
         self.settings = settings or KBSettings()
+        self._closed = False
         self._pending: list[PendingDocument] = []
         self._pending_bytes = 0
         if embedder is not None:
@@ -330,8 +331,14 @@ class KnowledgeBase:
     def stats(self) -> dict[str, int]:
         return self.store.counts()
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
-        self.store.close()
+        if not self._closed:
+            self._closed = True
+            self.store.close()
 
     def __enter__(self) -> KnowledgeBase:
         return self

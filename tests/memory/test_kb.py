@@ -248,3 +248,14 @@ def test_searches_from_threads_while_ingesting(vec_kb: KnowledgeBase, workspace:
         t.join(timeout=10)
     assert errors == []
     assert vec_kb.stats()["vectors"] == vec_kb.stats()["chunks"] == 30
+
+
+def test_open_knowledge_base_reopens_after_close(workspace: Path) -> None:
+    from orkas_nb.memory import open_knowledge_base
+
+    first = open_knowledge_base(workspace)
+    first.close()
+    first.close()  # idempotent
+    second = open_knowledge_base(workspace)
+    assert second is not first and not second.closed
+    assert second.stats()["documents"] == 0
