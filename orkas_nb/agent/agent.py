@@ -56,6 +56,8 @@ class Agent:
         allowed_paths: Sequence[str | Path] = (),
         approver: Callable[..., Any] | None = None,
         tool_settings: Any = None,
+        memory: Any = None,
+        knowledge: Any = None,
         **provider_options: Any,
     ) -> None:
         self.workspace = Path(workspace).expanduser().resolve()
@@ -78,6 +80,7 @@ class Agent:
             self.tools.add(t)
         template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
         self.system_prompt = template.replace("{workspace}", str(self.workspace))
+        self._prompt = self._wire_memory(memory, knowledge)
         self.name = name
         self._abort: AbortSignal | None = None
         self.runner = Runner(
@@ -85,12 +88,42 @@ class Agent:
             self.model,
             tools=self.tools,
             session=self.session,
-            system_prompt=self.system_prompt,
+            system_prompt=self._prompt or self.system_prompt,
             name=name,
             workspace=self.workspace,
             config=config,
             services=services,
         )
+
+    def _wire_memory(self, memory: Any, knowledge: Any) -> Any:
+        """Cross-session memory and the knowledge base, each only where the user turned it on.
+
+        ``memory``: None follows the workspace's switch (``%agent memory on``), False keeps it
+        off, True or a ``CrossSessionMemory`` turns it on for this agent. ``knowledge``: None
+        adds ``kb_search`` when the workspace has a knowledge base, False never, or a
+        ``KnowledgeBase`` to search. Returns the frozen system prompt when memory is on.
+        """
+        from .. import memory as mem_pkg  # light: the package loads its parts lazily
+
+        kb = knowledge
+        if kb is None and mem_pkg.has_knowledge_base(self.workspace):
+            kb = mem_pkg.knowledge_base_for(self.workspace)
+        if kb not in (None, False) and "kb_search" not in self.tools:
+            self.tools.add(mem_pkg.kb_search_tool(kb))
+        if memory is False:
+            return None
+        store = memory if memory not in (None, True) else mem_pkg.CrossSessionMemory(self.workspace)
+        if memory is None and not store.enabled:
+            return None
+        if "memory" not in self.tools:
+            self.tools.add(mem_pkg.memory_tool(store))
+        return mem_pkg.FrozenPrompt(self.system_prompt, store)
+
+    def _freeze_prompt(self) -> None:
+        # Memory is read once at the start of a turn, so every request of the turn carries the
+        # same bytes (prompt caching) even when the memory tool writes mid-turn.
+        if self._prompt is not None:
+            self._prompt.freeze()
 
     def _open_session(self, session: str | Session | None) -> Session:
         if session is None:
@@ -104,12 +137,14 @@ class Agent:
     ) -> AsyncIterator[RunEvent]:
         """Run one turn, yielding events; the last is ``done`` with the :class:`RunResult`."""
         self._abort = abort or AbortSignal()
+        self._freeze_prompt()
         async for event in self.runner.run(prompt, abort=self._abort):
             yield event
 
     async def arun(self, prompt: str | UserMessage, *, abort: AbortSignal | None = None) -> RunResult:
         """Run one turn and return its result (the non-streaming entry)."""
         self._abort = abort or AbortSignal()
+        self._freeze_prompt()
         return await self.runner.run_to_end(prompt, abort=self._abort)
 
     def run_sync(self, prompt: str | UserMessage) -> RunResult:

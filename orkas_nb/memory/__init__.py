@@ -41,7 +41,8 @@ _LAZY = {
     "FrozenPrompt": ".prompt",
 }
 
-__all__ = [*_LAZY, "open_knowledge_base", "has_knowledge_base", "default_embedder"]
+__all__ = [*_LAZY, "open_knowledge_base", "knowledge_base_for", "has_knowledge_base",
+           "default_embedder"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .embedders import Embedder, EmbeddingError, HttpEmbedder, OnnxMiniLM  # noqa: F401
@@ -84,6 +85,20 @@ def open_knowledge_base(workspace: str | Path, *, embedder: Any = None) -> Knowl
             kb.embedder = embedder
             kb.store.use_embedder(embedder.id)
         return kb
+
+
+def knowledge_base_for(workspace: str | Path) -> KnowledgeBase:
+    """The workspace's knowledge base with the embedder its vectors were made with.
+
+    A base that holds vectors gets the local MiniLM back (when installed), so queries are
+    embedded the same way; a full-text base stays full text and loads no model.
+    """
+    kb = open_knowledge_base(workspace)
+    if kb.embedder is None and kb.store.meta("embedder"):
+        embedder = default_embedder()
+        if embedder is not None and embedder.id == kb.store.meta("embedder"):
+            kb = open_knowledge_base(workspace, embedder=embedder)
+    return kb
 
 
 def has_knowledge_base(workspace: str | Path) -> bool:

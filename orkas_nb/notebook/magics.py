@@ -91,7 +91,7 @@ class AgentMagics(Magics):
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
         """%agent sessions | show [SESSION] | new | clear | use SESSION | config | allow PATH |
-        steer TEXT | stop | help"""
+        steer TEXT | stop | kb … | memory … | help"""
         words = split(line, LINE_USAGE)
         if not words:
             raise UsageError(f"a subcommand is needed; usage: {LINE_USAGE}")
@@ -205,6 +205,16 @@ class AgentMagics(Magics):
         if str(folder) not in self.state.allowed_paths:
             self.state.allowed_paths.append(str(folder))
         print(f"allowed: {folder} (from the next run)")
+
+    def _cmd_kb(self, args: list[str], rest: str) -> None:
+        from .memory_magics import kb_command
+
+        kb_command(Path(self.state.workspace), args, rest)
+
+    def _cmd_memory(self, args: list[str], rest: str) -> None:
+        from .memory_magics import memory_command
+
+        memory_command(Path(self.state.workspace), args, rest)
 
     def _cmd_steer(self, args: list[str], rest: str) -> None:
         if not rest:

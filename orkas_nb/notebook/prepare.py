@@ -161,6 +161,8 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
             default_tools=False, system_prompt=config.system_prompt,
             config=RunConfig(max_steps=config.max_steps, temperature=config.temperature),
             services=services,
+            # The workspace's switches decide memory and the knowledge base; --no-tools: neither.
+            memory=False if opts.no_tools else None, knowledge=False if opts.no_tools else None,
         )
     except OrkasError as exc:
         raise NotebookError(str(exc)) from None

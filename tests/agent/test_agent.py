@@ -118,3 +118,39 @@ def test_demo_command_runs_a_real_tool_loop() -> None:
     assert "→ read_file(path='sales.csv')" in out.stdout
     assert "← write_file [ok" in out.stdout
     assert "pairing ok" in out.stdout
+
+
+def test_memory_and_knowledge_are_wired_only_where_turned_on(workspace: Path, tmp_path: Path,
+                                                            monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from orkas_nb.memory import CrossSessionMemory, open_knowledge_base
+
+    monkeypatch.setenv("ORKAS_CONFIG_DIR", str(tmp_path / "config"))
+    # Off by default: no memory tool, no kb tool, the plain system prompt.
+    plain = ScriptedModel([reply("hi")])
+    Agent(plain, workspace=workspace).run_sync("hello")
+    names = {t.name for t in plain.requests[0].tools}
+    assert "memory" not in names and "kb_search" not in names
+    assert "<memory>" not in plain.requests[0].system
+
+    (workspace / "runbook.md").write_text("# Runbook\nRestart the queue with `make requeue`.\n")
+    open_knowledge_base(workspace).add("runbook.md")
+    memory = CrossSessionMemory(workspace)
+    memory.enable()  # what `%agent memory on` does
+    memory.add("notes", "The queue is RabbitMQ.")
+    model = ScriptedModel([
+        reply("", call("kb_search", query="restart the queue")),
+        reply("", call("memory", action="add", target="profile", content="Prefers make targets.")),
+        reply("Use `make requeue`."),
+        reply("ok"),
+    ])
+    agent = Agent(model, workspace=workspace)
+    assert agent.run_sync("how do I restart the queue?").ok
+    assert "runbook.md:1-2" in model.requests[1].messages[-1].text
+    systems = {r.system for r in model.requests[:3]}
+    assert len(systems) == 1 and "The queue is RabbitMQ." in systems.pop()  # frozen for the turn
+    agent.run_sync("thanks")
+    assert "Prefers make targets." in model.requests[3].system  # the next turn sees the write
+
+    off = ScriptedModel([reply("x")])
+    Agent(off, workspace=workspace, memory=False, knowledge=False).run_sync("hello")
+    assert not {"memory", "kb_search"} & {t.name for t in off.requests[0].tools}
