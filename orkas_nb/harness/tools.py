@@ -147,20 +147,7 @@ class FunctionTool:
         summary, arg_docs = _parse_docstring(fn.__doc__ or "")
         self.description = description or summary or self.name
         self.read_only = read_only
-        self._ctx_param: str | None = None
-        hints = get_type_hints(fn)
-        fields: dict[str, Any] = {}
-        for pname, param in inspect.signature(fn).parameters.items():
-            annotation = hints.get(pname, Any)
-            if annotation is ToolContext:
-                self._ctx_param = pname
-                continue
-            default = ... if param.default is inspect.Parameter.empty else param.default
-            fields[pname] = (annotation, Field(default, description=arg_docs.get(pname)))
-        self._model: type[BaseModel] = create_model(  # type: ignore[call-overload]
-            f"{self.name}_args", __config__=ConfigDict(extra="forbid"), **fields
-        )
-        self.input_schema = _clean_schema(self._model.model_json_schema())
+        self._ctx_param, self._model, self.input_schema = _arguments_model(fn, self.name, arg_docs)
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -191,6 +178,45 @@ class FunctionTool:
 
     def __repr__(self) -> str:
         return f"<tool {self.name}{' (read-only)' if self.read_only else ''}>"
+
+
+# Tools are often built per agent from the same function (closures over a workspace): the
+# arguments model and its schema (~1 ms of pydantic work each) depend only on the code, its
+# defaults and its globals, so they are built once.
+_MODELS: dict[Any, tuple[str | None, type[BaseModel], dict[str, Any]]] = {}
+
+
+def _arguments_model(
+    fn: Callable[..., Any], name: str, arg_docs: dict[str, str]
+) -> tuple[str | None, type[BaseModel], dict[str, Any]]:
+    code = getattr(fn, "__code__", None)
+    key: Any = None
+    if code is not None:
+        key = (code, name, fn.__doc__, fn.__defaults__, tuple(sorted((fn.__kwdefaults__ or {}).items())),
+               id(fn.__globals__))
+        try:
+            hit = _MODELS.get(key)
+        except TypeError:  # an unhashable default: build every time
+            key, hit = None, None
+        if hit is not None:
+            return hit
+    ctx_param: str | None = None
+    hints = get_type_hints(fn)
+    fields: dict[str, Any] = {}
+    for pname, param in inspect.signature(fn).parameters.items():
+        annotation = hints.get(pname, Any)
+        if annotation is ToolContext:
+            ctx_param = pname
+            continue
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (annotation, Field(default, description=arg_docs.get(pname)))
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        f"{name}_args", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    built = (ctx_param, model, _clean_schema(model.model_json_schema()))
+    if key is not None:
+        _MODELS[key] = built
+    return built
 
 
 def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:

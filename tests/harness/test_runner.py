@@ -338,3 +338,25 @@ async def test_in_memory_and_file_sessions_hold_the_same_history(tmp_path: Path)
     reloaded = JsonlSession(tmp_path / "s.jsonl", readonly=True)
     assert normalise(mem.session.messages) == normalise(reloaded.messages)
     assert isinstance(reloaded.messages[0], UserMessage)
+
+
+def test_tools_built_again_from_the_same_function_share_their_schema_but_not_defaults() -> None:
+    from orkas_nb.harness.tools import FunctionTool
+
+    def make(limit: int):
+        def peek(path: str, n: int = limit) -> str:
+            """Peek.
+
+            Args:
+                path: the file
+                n: how many lines
+            """
+            return path
+
+        return FunctionTool(peek, read_only=True)
+
+    a, b, c = make(10), make(10), make(20)
+    assert a.input_schema is b.input_schema  # built once for the same code and defaults
+    assert c.input_schema["properties"]["n"]["default"] == 20  # other defaults, other schema
+    assert a.validate({"path": "x"}) == {"path": "x", "n": 10}
+    assert c.validate({"path": "x"}) == {"path": "x", "n": 20}
