@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,7 +68,15 @@ class LabServer:
         deadline = time.monotonic() + timeout
         kernels: list[dict[str, Any]] = []
         while time.monotonic() < deadline:
-            kernels = self.api("kernels")
+            try:
+                kernels = self.api("kernels")
+            except urllib.error.HTTPError as exc:
+                # jupyter_server answers 500 while a kernel is half-started (its last_activity
+                # is still None: a TraitError in list_kernels); ask again.
+                if exc.code < 500:
+                    raise
+                time.sleep(0.25)
+                continue
             ready = [k for k in kernels if k["execution_state"] == "idle" and k["connections"] > 0]
             if ready:
                 return ready[0]
