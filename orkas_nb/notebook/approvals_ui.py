@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import html
-import itertools
 import json
-import threading
 from pathlib import Path
 from typing import Any, Protocol
 
 import ipywidgets as widgets
 from IPython.display import display
 
-from ..tools.approval import ApprovalRequest, ApproverLike, Decision, _coerce
+from ..tools.approval import ApprovalRequest, ApproverLike, Decision, to_decision
+from .approval_wait import PendingAnswers
 
 DEFAULT_TIMEOUT_S = 300.0
 _LABELS = {Decision.ONCE: "allowed this time", Decision.RUN: "allowed for this run",
@@ -88,59 +87,32 @@ class WidgetApprover:
     def __init__(self, host: ApprovalHost | None = None, *, timeout_s: float | None = DEFAULT_TIMEOUT_S) -> None:
         self.host = host
         self.timeout_s = timeout_s
-        self._pending: dict[str, tuple[asyncio.Future[Decision], asyncio.AbstractEventLoop]] = {}
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
+        self._waits = PendingAnswers(timeout_s)
 
     @property
     def pending(self) -> list[str]:
         """Ids of the prompts waiting for an answer."""
-        with self._lock:
-            return list(self._pending)
+        return self._waits.pending
 
     async def __call__(self, request: ApprovalRequest) -> Decision:
-        loop = asyncio.get_running_loop()
-        request_id = f"approval-{next(self._ids)}"
-        future: asyncio.Future[Decision] = loop.create_future()
-        with self._lock:
-            self._pending[request_id] = (future, loop)
+        request_id = self._waits.open()
         prompt = ApprovalPrompt(request_id, request, self.timeout_s)
         for decision, button in prompt.buttons.items():
             button.on_click(lambda _b, d=decision: self.answer(request_id, d))
         handle = self._show(prompt)
         outcome = "withdrawn (the run stopped)"
         try:
-            decision = await asyncio.wait_for(asyncio.shield(future), self.timeout_s)
-            outcome = _LABELS[decision]
+            decision, how = await self._waits.wait(request_id)
+            outcome = _LABELS[decision] if how == "user" else (
+                f"denied: no answer within {self.timeout_s:.0f} s")
             return decision
-        except asyncio.TimeoutError:
-            outcome = f"denied: no answer within {self.timeout_s:.0f} s"
-            return Decision.DENY
         finally:
-            with self._lock:
-                self._pending.pop(request_id, None)
-            if not future.done():
-                future.cancel()
             self._hide(prompt, handle, f"approval ({request.category}): {outcome} — "
                                        f"{_one_line(request.subject)}")
 
     def answer(self, request_id: str, answer: str | Decision) -> None:
         """Answer a pending prompt (a button, or ``Controls.answer_approval``); thread-safe."""
-        with self._lock:
-            found = self._pending.get(request_id)
-        if found is None:
-            raise LookupError(f"no approval {request_id!r} is waiting (answered, timed out, or unknown)")
-        future, loop = found
-        decision = _coerce(answer)
-
-        def settle() -> None:
-            if not future.done():
-                future.set_result(decision)
-
-        if _on_loop(loop):
-            settle()
-        else:
-            loop.call_soon_threadsafe(settle)
+        self._waits.answer(request_id, answer)
 
     def _show(self, prompt: ApprovalPrompt) -> Any:
         if self.host is not None:
@@ -155,13 +127,6 @@ class WidgetApprover:
         elif handle is not None:
             handle.update({"text/plain": summary, "text/markdown": html.escape(summary)}, raw=True)
         prompt.close()
-
-
-def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
-    try:
-        return asyncio.get_running_loop() is loop
-    except RuntimeError:
-        return False
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -184,7 +149,7 @@ class RecordingApprover:
         answer = self.inner(request)
         if asyncio.iscoroutine(answer) or isinstance(answer, asyncio.Future):
             answer = await answer
-        decision = _coerce(answer)
+        decision = to_decision(answer)
         line = json.dumps({"kind": request.kind, "category": request.category,
                            "tool": request.tool, "decision": decision.value})
         with self.path.open("a", encoding="utf-8") as f:
@@ -219,7 +184,7 @@ class ReplayingApprover:
                 f"asked {request.kind}/{request.category}"
             )
             return Decision.DENY
-        return _coerce(recorded.get("decision"))
+        return to_decision(recorded.get("decision"))
 
 
 def approvals_path(cassette: str | Path) -> Path:
