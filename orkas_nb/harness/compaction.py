@@ -53,7 +53,7 @@ from ..providers.base import ModelRequest, capabilities_of
 from .repair import pairing_problems
 
 if TYPE_CHECKING:
-    from .runner import TurnState
+    from .turn import TurnState
 
 DEFAULT_WINDOW = 128_000
 

@@ -17,9 +17,8 @@ import asyncio
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Protocol
+from typing import Any, AsyncIterator, Callable
 
 from ..core.errors import (
     ContextOverflowError,
@@ -33,7 +32,6 @@ from ..core.events import (
     Done,
     RunEvent,
     RunResult,
-    RunStats,
     Retry,
     Steer,
     TextDelta,
@@ -47,8 +45,6 @@ from ..core.messages import (
     Message,
     TextBlock,
     ToolCallBlock,
-    ToolResultMessage,
-    Usage,
     UserMessage,
     user_message,
 )
@@ -70,67 +66,11 @@ from .session import InMemorySession, Session
 from .tool_images import move_tool_images
 from .tools import ToolContext, ToolRegistry
 
+from .turn import ContextPolicy, RunConfig, TurnState, _Emitter
+
 EXCERPT_CHARS = 2000
 
-
-@dataclass
-class RunConfig:
-    """Knobs of a turn. ``max_tokens=None``: no cap on the main turn (the model's maximum)."""
-
-    max_steps: int = 500
-    max_tokens: int | None = None
-    temperature: float | None = None
-    loop_guard_remind: int = 3
-    loop_guard_stop: int = 5
-    session_id: str | None = None
-    # Context policy (compaction.py): on by default; the window comes from the provider's
-    # catalogue unless ``context_window`` overrides it.
-    compaction: bool = True
-    context_window: int | None = None
-    compact_threshold: float = 0.8
-
-
-class ContextPolicy(Protocol):
-    """Keeps the history inside the model's window (compaction lives in ``compaction.py``)."""
-
-    async def after_tool_batch(self, turn: "TurnState") -> AsyncIterator[RunEvent]: ...
-
-    async def on_overflow(self, turn: "TurnState", error: ProviderError) -> AsyncIterator[RunEvent]: ...
-
-
-@dataclass
-class TurnState:
-    """What one turn knows; handed to side concerns (context policy) so they need no runner."""
-
-    runner: "Runner"
-    abort: AbortSignal
-    stats: RunStats = field(default_factory=RunStats)
-    usage: Usage = field(default_factory=Usage)
-    text: str = ""
-    started: float = field(default_factory=time.perf_counter)
-    first_token_s: float | None = None
-    output_files: list[str] = field(default_factory=list)
-    partial_text: str = ""
-    last_input_tokens: int | None = None
-    last_input_anchor: str | None = None  # id of the last message the real count covered
-    unsaved: list[ToolResultMessage] = field(default_factory=list)
-
-
-class _Emitter:
-    """Numbers events and hands them to the consumer through a queue."""
-
-    def __init__(self, agent: str) -> None:
-        self.agent = agent
-        self.seq = 0
-        self.queue: asyncio.Queue[RunEvent | None] = asyncio.Queue()
-
-    def __call__(self, cls: type, **fields: Any) -> None:
-        self.seq += 1
-        self.queue.put_nowait(cls(agent=self.agent, seq=self.seq, **fields))
-
-    def forward(self, event: RunEvent) -> None:
-        self.seq += 1
-        self.queue.put_nowait(event.model_copy(update={"agent": self.agent, "seq": self.seq}))
+__all__ = ["ContextPolicy", "RunConfig", "Runner", "TurnState"]
 
 
 class Runner:
