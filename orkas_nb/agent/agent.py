@@ -75,7 +75,7 @@ class Agent:
                                    approver=approver, settings=tool_settings):
                 self.tools.add(t)
         for t in tools:
-            if isinstance(t, Tool) and t.name in self.tools:
+            if getattr(t, "name", None) in self.tools and hasattr(t, "execute"):
                 self.tools.remove(t.name)  # the caller's tool replaces a default of that name
             self.tools.add(t)
         template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt

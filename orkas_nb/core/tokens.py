@@ -287,22 +287,24 @@ def estimate_messages(messages: Iterable[Any]) -> int:
     return sum(estimate_message(m) for m in messages)
 
 
-# id(spec) -> (spec, tokens). Holding the spec keeps its id from being reused.
-_TOOL_ESTIMATES: dict[int, tuple[Any, int]] = {}
+# Keyed by content (name, description, schema object): agents rebuild their specs, but the
+# schema dicts are shared (built once per tool function), and holding it keeps its id unique.
+_TOOL_ESTIMATES: dict[tuple[str, str, int], tuple[Any, int]] = {}
 
 
 def estimate_tools(tools: Sequence[Any]) -> int:
-    """Tool specs as the model sees them: name, description and JSON schema (cached per spec)."""
+    """Tool specs as the model sees them: name, description and JSON schema (cached)."""
     total = 0
     for spec in tools:
-        hit = _TOOL_ESTIMATES.get(id(spec))
-        if hit is None or hit[0] is not spec:
+        key = (spec.name, spec.description, id(spec.input_schema))
+        hit = _TOOL_ESTIMATES.get(key)
+        if hit is None or hit[0] is not spec.input_schema:
             schema = json.dumps(spec.input_schema, ensure_ascii=False, separators=(",", ":"))
             tokens = (CALL_OVERHEAD + estimate_text(spec.name) + estimate_text(spec.description)
                       + estimate_text(schema))
             if len(_TOOL_ESTIMATES) > 4096:
                 _TOOL_ESTIMATES.clear()
-            hit = _TOOL_ESTIMATES[id(spec)] = (spec, tokens)
+            hit = _TOOL_ESTIMATES[key] = (spec.input_schema, tokens)
         total += hit[1]
     return total
 

@@ -10,6 +10,7 @@ receives only arguments that passed its schema.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import re
@@ -100,6 +101,7 @@ def _to_output(value: Any) -> ToolOutput:
 _ARG_LINE = re.compile(r"^\s{2,}(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 
 
+@functools.lru_cache(maxsize=1024)
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     """Split a docstring into its description and per-argument text (Google style)."""
     doc = inspect.cleandoc(doc or "")
@@ -145,6 +147,7 @@ class FunctionTool:
         self.thread = thread
         self.name = name or fn.__name__
         summary, arg_docs = _parse_docstring(fn.__doc__ or "")
+        arg_docs = dict(arg_docs)  # the parse is cached and shared
         self.description = description or summary or self.name
         self.read_only = read_only
         self._ctx_param, self._model, self.input_schema = _arguments_model(fn, self.name, arg_docs)
@@ -260,7 +263,9 @@ class ToolRegistry:
             self.add(t)
 
     def add(self, t: Tool | Callable[..., Any]) -> Tool:
-        if not isinstance(t, Tool):
+        # Duck-typed rather than isinstance(Protocol): the runtime protocol check costs ~10 us
+        # per tool, and agents are built often (one per notebook cell).
+        if not (hasattr(t, "execute") and hasattr(t, "input_schema") and hasattr(t, "name")):
             t = FunctionTool(t)  # a plain function: decorate it on the way in
         if t.name in self._tools:
             raise ValueError(f"a tool named {t.name!r} is already registered")
