@@ -28,6 +28,7 @@ _LAZY = {
     "Retry": ("orkas_nb.core.events", "Retry"),
     "Steer": ("orkas_nb.core.events", "Steer"),
     "Warning": ("orkas_nb.core.events", "Warning"),
+    "UsageUpdate": ("orkas_nb.core.events", "UsageUpdate"),
     "Done": ("orkas_nb.core.events", "Done"),
 }
 
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .agent import Agent  # noqa: F401
     from .core.events import (  # noqa: F401
         Compaction, Done, Retry, RunEvent, RunResult, Steer, TextDelta, ThinkingDelta,
-        ToolEnd, ToolStart, Warning,
+        ToolEnd, ToolStart, UsageUpdate, Warning,
     )
     from .harness.cancellation import AbortSignal  # noqa: F401
     from .harness.tools import Tool, ToolContext, ToolOutput, tool  # noqa: F401

@@ -44,6 +44,7 @@ export interface ITranscript {
   status?: string;
   messages?: IMessage[];
   usage?: { input_tokens?: number; output_tokens?: number };
+  cost_usd?: number | null; // USD at list prices; absent or null: unknown
   stats?: { model_requests?: number; tool_calls?: number };
   duration_s?: number;
   notices?: { kind: string; text: string }[];
@@ -72,6 +73,9 @@ export async function drawTranscript(host: HTMLElement, t: ITranscript, md: Mark
   }
   if (t.usage && (t.usage.input_tokens || t.usage.output_tokens)) {
     facts.push(`${(t.usage.input_tokens ?? 0).toLocaleString()} in / ${(t.usage.output_tokens ?? 0).toLocaleString()} out tokens`);
+  }
+  if (typeof t.cost_usd === 'number') {
+    facts.push(`$${t.cost_usd.toFixed(t.cost_usd < 0.01 ? 4 : 2)}`);
   }
   if (typeof t.duration_s === 'number') {
     facts.push(duration(t.duration_s));

@@ -77,6 +77,16 @@ class Warning(_Event):  # noqa: A001 - the event's wire name is "warning"
     message: str
 
 
+class UsageUpdate(_Event):
+    """The turn's usage so far (cumulative), after each model response: live token counts and
+    cost before ``done``. A consumer that does not know the type may ignore it."""
+
+    type: Literal["usage"] = "usage"
+    usage: Usage
+    model_requests: int = 0
+    model: str | None = None
+
+
 StopReason = Literal["end_turn", "loop_guard", "max_steps", "cancelled", "error"]
 
 
@@ -116,6 +126,7 @@ class Done(_Event):
 
 
 RunEvent = Annotated[
-    Union[TextDelta, ThinkingDelta, ToolStart, ToolEnd, Compaction, Retry, Steer, Warning, Done],
+    Union[TextDelta, ThinkingDelta, ToolStart, ToolEnd, Compaction, Retry, Steer, Warning, UsageUpdate,
+          Done],
     Field(discriminator="type"),
 ]

@@ -38,6 +38,7 @@ from ..core.events import (
     ThinkingDelta,
     ToolEnd,
     ToolStart,
+    UsageUpdate,
     Warning,
 )
 from ..core.messages import (
@@ -320,6 +321,7 @@ class Runner:
         turn.partial_text = ""
         self.session.append(answer)
         turn.usage = turn.usage + final.usage
+        emit(UsageUpdate, usage=turn.usage, model_requests=turn.stats.model_requests, model=answer.model)
         if final.usage.input_tokens:
             turn.last_input_tokens = final.usage.input_tokens
             turn.last_input_anchor = history[-1].id if history else None

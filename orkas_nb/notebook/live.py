@@ -93,6 +93,8 @@ class LiveRenderer:
         self._started = time.monotonic()
         self._streamed_chars = 0
         self._streamed: list[str] = []
+        self._usage: Usage | None = None  # the turn's usage so far, from "usage" events
+        self._usage_model: str | None = None
         self._finished = False
         self.handle: Any = None
         self._build()
@@ -195,6 +197,10 @@ class LiveRenderer:
         if kind == "thinking_delta":
             self._thinking_stream().append(event.text)
             self._maybe_flush()
+            return
+        if kind == "usage":  # only the status line changes: no text flush needed
+            self._usage, self._usage_model = event.usage, event.model
+            self._status(force=True)
             return
         self._flush_text()  # keep the order: text before whatever this event shows
         if kind == "tool_start":
@@ -387,18 +393,20 @@ class LiveRenderer:
         r = self.result
         elapsed = r.duration_s if r is not None and self._finished else time.monotonic() - self._started
         parts.append(f"{elapsed:.1f} s")
-        if r is not None:
-            u = r.usage
+        u = r.usage if r is not None else self._usage
+        if u is not None:
             parts.append(f"tokens in {u.input_tokens:,} / out {u.output_tokens:,}")
-            price = self.cost(name, u) if self.cost is not None else None
+            price = self.cost(self._usage_model or name, u) if self.cost is not None else None
             if price is not None:
                 parts.append(f"${price:.4f}")
+        if r is not None:
             state = {"end_turn": "done", "cancelled": "stopped"}.get(r.stop_reason, r.stop_reason)
             if r.error is not None:
                 state += f": {html.escape(r.error.message)}"
             parts.append(state)
         else:
-            parts.append(f"out ~{self._streamed_chars // 4:,} tokens")
+            if u is None:  # no response has finished yet: an estimate from the text so far
+                parts.append(f"out ~{self._streamed_chars // 4:,} tokens")
             parts.append("running")
         return "<span class='orkas-status-line'>" + " · ".join(parts) + "</span>"
 
@@ -417,7 +425,7 @@ def _widgets_available(shell: Any) -> bool:
 
 def _make_renderer(ctx: Any) -> LiveRenderer:
     return LiveRenderer(ctx.controls, transcript=ctx.transcript, slot=ctx.slot,
-                        interval_s=max(0.05, float(ctx.refresh_interval)))
+                        cost=ctx.extra.get("cost"), interval_s=max(0.05, float(ctx.refresh_interval)))
 
 
 def _make_approver(ctx: Any, renderer: Any) -> Any:

@@ -150,7 +150,7 @@ def _text_factory(ctx: RenderContext) -> Renderer:
     from .text_renderer import TextRenderer
 
     return TextRenderer(ctx.slot, transcript=ctx.transcript, interval=ctx.refresh_interval,
-                        background=ctx.background)
+                        background=ctx.background, cost=ctx.extra.get("cost"))
 
 
 register_renderer("text", _text_factory, priority=0)

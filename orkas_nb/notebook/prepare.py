@@ -176,6 +176,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
     cell_id = (parent or {}).get("metadata", {}).get("cellId")
     info = RunInfo(agent=agent.name, model=label, session=name,
                    workspace=str(state.workspace), prompt=filled.text)
+    cost = None if replay is not None else _cost_source(provider)  # a replay cost nothing
     builder = TranscriptBuilder(
         lambda: [m for m in session.messages if m.id not in before],
         provenance=Provenance(
@@ -184,6 +185,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
             first_message=len(before), workspace=state.workspace.name,
             replay=_relative(replay, state.workspace), cell_id=cell_id,
         ),
+        cost=cost,
     )
 
     def transcript(result: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
@@ -198,13 +200,31 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
         raise NotebookError(str(exc)) from None
     ctx = plugins.RenderContext(shell=shell, info=info, slot=new_slot(shell), controls=controls,
                                 transcript=transcript, background=background,
-                                refresh_interval=config.refresh_interval)
+                                refresh_interval=config.refresh_interval,
+                                extra={"cost": cost} if cost is not None else {})
     live = factory(ctx)
     approver.interactive = plugins.interactive_approver(ctx, live)
     controls.approver = approver.interactive or approver
     return Prepared(agent=agent, prompt=filled.text, info=info,
                     renderer=fan_out([builder, live]), abort=abort, notes=filled.notes, live=live,
                     session=name, background=background)
+
+
+def _cost_source(provider: Any) -> Any:
+    """``(model, usage) -> USD or None`` at the catalog's list prices, with the overrides of the
+    provider's own catalog (under a retry or recording wrapper) when it has one."""
+    from ..providers.catalog import Catalog
+
+    found = provider
+    for _ in range(4):  # RecordingProvider.inner -> FailoverProvider.candidates[0] -> the client
+        if isinstance(getattr(found, "catalog", None), Catalog):
+            break
+        candidates = getattr(found, "candidates", None)
+        found = candidates[0].provider if candidates else getattr(found, "inner", None)
+    catalog = getattr(found, "catalog", None)
+    if not isinstance(catalog, Catalog):
+        catalog = Catalog()
+    return lambda model, usage: catalog.cost(usage, model)
 
 
 def _relative(path: Any, root: Any) -> str | None:

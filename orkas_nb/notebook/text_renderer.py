@@ -3,6 +3,8 @@
 Used by plain IPython, nbconvert and any front end without ipywidgets. The view is append-only
 plain text (no ANSI escapes, so saved files stay clean) drawn into an output slot: model text
 as it streams, one line when a tool starts and one when it ends, notices, and a status line.
+While a run goes, a last line shows the tokens so far (and the cost, when ``cost`` knows the
+model's price); it is redrawn, not appended, so the text stays clean.
 When the run ends, the static transcript (if any) replaces the live text in the same slot.
 Redraws are throttled (``interval``); a trailing redraw is scheduled on the running loop so the
 last words of a pause are never left unshown.
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.events import RunEvent, RunResult
+from ..core.messages import Usage
 from .output import Slot
 from .render import RunInfo
 
@@ -42,6 +45,7 @@ class TextRenderer:
         transcript: Callable[[RunResult], tuple[dict[str, Any], dict[str, Any]] | None] | None = None,
         interval: float = 0.1,
         background: bool = False,
+        cost: Callable[[str, Usage], float | None] | None = None,
     ) -> None:
         self.slot = slot
         self.transcript = transcript
@@ -54,6 +58,10 @@ class TextRenderer:
         self._timer: asyncio.TimerHandle | None = None
         self._started = time.monotonic()
         self._tools = 0
+        self.cost = cost  # (model, usage) -> USD, or None when the price is unknown
+        self._model = ""
+        self._usage: Usage | None = None
+        self._finished = False
 
     # -- building the text ------------------------------------------------------------------
 
@@ -77,7 +85,9 @@ class TextRenderer:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        self.slot.update({"text/plain": self.text})
+        tail = "" if self._finished or self._usage is None else (
+            ("" if self._at_line_start else "\n") + f"[running · {self._tokens(self._usage)}]\n")
+        self.slot.update({"text/plain": self.text + tail})
 
     def _draw_soon(self, urgent: bool = False) -> None:
         self._dirty = True
@@ -101,6 +111,7 @@ class TextRenderer:
 
     def start(self, info: RunInfo) -> None:
         self._started = time.monotonic()
+        self._model = info.model
         where = f" · session {info.session}" if info.session else ""
         mode = " · in the background" if self.background else ""
         self._line(f"orkas · {info.model or 'model?'}{where}{mode}")
@@ -133,15 +144,24 @@ class TextRenderer:
         elif kind == "warning":
             self._line(f"  [{event.code}] {event.message}")
             urgent = True
+        elif kind == "usage":
+            self._usage = event.usage
+            self._model = event.model or self._model
         elif kind == "done":
             return  # finish() follows
         self._draw_soon(urgent)
 
+    def _tokens(self, usage: Usage) -> str:
+        text = f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens"
+        price = self.cost(self._model, usage) if self.cost is not None else None
+        return text if price is None else f"{text} · ${price:.4f}"
+
     def finish(self, result: RunResult) -> None:
+        self._finished = True
         s = result.stats
         tokens = ""
         if result.usage.input_tokens or result.usage.output_tokens:
-            tokens = f" · {result.usage.input_tokens:,} in / {result.usage.output_tokens:,} out tokens"
+            tokens = f" · {self._tokens(result.usage)}"
         status = _STOPPED.get(result.stop_reason, "done")
         self._line(f"[{status} · {s.model_requests} model requests · {s.tool_calls} tool calls"
                    f"{tokens} · {result.duration_s:.1f} s]")

@@ -144,6 +144,8 @@ class Transcript(_Model):
     status: str = "end_turn"  # a RunResult stop_reason
     messages: list[TMessage] = Field(default_factory=list)
     usage: TUsage = Field(default_factory=TUsage)
+    # USD at the catalog's list prices when the run ended; None: price unknown (or a replay).
+    cost_usd: float | None = None
     stats: TStats = Field(default_factory=TStats)
     duration_s: float = 0.0
     first_token_s: float | None = None
@@ -162,6 +164,8 @@ class Transcript(_Model):
         parts.append(f"{self.stats.tool_calls} tool call{'s' * (self.stats.tool_calls != 1)}")
         if self.usage.input_tokens or self.usage.output_tokens:
             parts.append(f"{self.usage.input_tokens:,} in / {self.usage.output_tokens:,} out tokens")
+        if self.cost_usd is not None:
+            parts.append(f"${self.cost_usd:.4f}")
         parts.append(f"{self.duration_s:.1f} s")
         if self.status != "end_turn":
             parts.append(_STATUS_WORDS.get(self.status, self.status))
@@ -317,8 +321,11 @@ class TranscriptBuilder:
         new_messages: Callable[[], Sequence[Any]],
         publish: Callable[[Transcript], None] | None = None,
         provenance: Provenance | None = None,
+        cost: Callable[[str, Any], float | None] | None = None,
     ) -> None:
         self._new_messages = new_messages
+        self._cost = cost  # (model, usage) -> USD or None, as the live views take it
+        self._model: str | None = None  # the model that answered, from "usage" events
         self._publish = publish
         self._provenance = provenance or Provenance()
         self._durations: dict[str, float] = {}
@@ -344,6 +351,8 @@ class TranscriptBuilder:
                                          f"summarised ({event.tokens_before:,} → {event.tokens_after:,} tokens)"))
         elif kind == "warning":
             self._notices.append(TNotice(kind=event.code, text=event.message))
+        elif kind == "usage":
+            self._model = event.model or self._model
 
     def finish(self, result: Any) -> None:
         transcript = self.build(result)
@@ -375,6 +384,7 @@ class TranscriptBuilder:
             status=result.stop_reason,
             messages=convert_messages(self._new_messages(), self._durations, self._files),
             usage=TUsage(**result.usage.model_dump()),
+            cost_usd=self._cost(self._model or prov.model, result.usage) if self._cost else None,
             stats=TStats(**result.stats.model_dump()),
             duration_s=result.duration_s,
             first_token_s=result.first_token_s,

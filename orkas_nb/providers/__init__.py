@@ -36,6 +36,8 @@ _LAZY = {
     "ReplayProvider": "cassette",
     "Catalog": "catalog",
     "ModelInfo": "catalog",
+    "ModelOverride": "catalog",
+    "cost_of": "catalog",
     "StaticKey": "auth",
     "RefreshingToken": "auth",
     "Token": "auth",

@@ -32,7 +32,7 @@ from ..core.errors import ConfigError
 from .anthropic_messages import AnthropicProvider
 from .auth import StaticKey, fingerprint, key_from_env
 from .base import LLMProvider
-from .catalog import Catalog, ModelInfo
+from .catalog import Catalog, ModelInfo, ModelOverride
 from .openai_chat import OpenAIChatProvider
 from .retry import Candidate, FailoverProvider, RetryPolicy
 
@@ -58,7 +58,7 @@ class EndpointConfig(BaseModel):
 class ProvidersConfig(BaseModel):
     endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)
     aliases: dict[str, str] = Field(default_factory=dict)
-    models: dict[str, ModelInfo] = Field(default_factory=dict)
+    models: dict[str, ModelInfo | ModelOverride] = Field(default_factory=dict)  # partial: merged
 
 
 BUILTIN_ENDPOINTS: dict[str, EndpointConfig] = {
@@ -91,7 +91,7 @@ def _config(options: dict[str, Any]) -> ProvidersConfig:
     aliases = {**BUILTIN_ALIASES, **base.aliases, **(options.get("aliases") or {})}
     models = {**base.models}
     for name, info in (options.get("models") or {}).items():
-        models[name] = info if isinstance(info, ModelInfo) else ModelInfo.model_validate(info)
+        models[name] = info if isinstance(info, (ModelInfo, ModelOverride)) else ModelOverride.model_validate(info)
     return ProvidersConfig(endpoints=endpoints, aliases=aliases, models=models)
 
 

@@ -20,11 +20,15 @@ ANSWER = (
     "so they can be done in any order this week."
 )
 
+# Priced as gpt-4o-mini (usage per response), so the run bar shows tokens and cost mid-run.
 STREAMING_MODEL = f"""\
+from orkas_nb.core.messages import Usage
 model = ScriptedModel([
-    reply("I will read the notes first.\\n\\n", call("read_file", path="notes.txt"), delay_s=0.05),
-    reply({ANSWER!r}, chunk_chars=4, delay_s=0.06),
+    reply("I will read the notes first.\\n\\n", call("read_file", path="notes.txt"), delay_s=0.05,
+          usage=Usage(input_tokens=1200, output_tokens=30)),
+    reply({ANSWER!r}, chunk_chars=4, delay_s=0.06, usage=Usage(input_tokens=1500, output_tokens=120)),
 ])
+model.default_model = "gpt-4o-mini"
 """
 
 APPROVAL_MODEL = """\

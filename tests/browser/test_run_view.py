@@ -44,6 +44,11 @@ def test_text_streams_tool_card_completes_and_transcript_survives_reopen(nb: Not
              return el.dataset.status === 'running' && t.includes('Summary') && t.length < 300 ? t : null; }""",
         arg=run.element_handle())
     assert "Summary" in partial.json_value()
+    # Tokens and cost of the first response are in the bar while the answer still streams
+    # (gpt-4o-mini list price: 1,200 in and 30 out = $0.0002).
+    facts = run.locator(".orkas-run-facts").inner_text()
+    assert "1,200 in / 30 out tokens" in facts and "$0.0002" in facts, facts
+    assert run.get_attribute("data-status") == "running"
 
     # Incremental, not a full re-render: a finished block stays the same DOM node while the
     # rest of the answer streams in after it.
@@ -64,6 +69,7 @@ def test_text_streams_tool_card_completes_and_transcript_survives_reopen(nb: Not
     transcript.wait_for()  # at the end the live view gives way to the static transcript
     text = transcript.inner_text()
     assert "three" in text and "any order this week" in text
+    assert "2,700 in / 150 out tokens" in text and "$0.0005" in text  # the transcript keeps the cost
     assert transcript.locator(".orkas-tool[data-status='ok']").count() == 1
     assert transcript.locator(".orkas-md pre").count() >= 1
 

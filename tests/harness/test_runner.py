@@ -360,3 +360,26 @@ def test_tools_built_again_from_the_same_function_share_their_schema_but_not_def
     assert c.input_schema["properties"]["n"]["default"] == 20  # other defaults, other schema
     assert a.validate({"path": "x"}) == {"path": "x", "n": 10}
     assert c.validate({"path": "x"}) == {"path": "x", "n": 20}
+
+
+async def test_usage_events_carry_the_growing_turn_total_before_done() -> None:
+    from orkas_nb.core.events import UsageUpdate
+    from orkas_nb.core.messages import Usage
+
+    model = ScriptedModel([
+        reply("step", call("add", "u1", a=1, b=2), usage=Usage(input_tokens=100, output_tokens=10,
+                                                               cache_read_tokens=40)),
+        reply("done", usage=Usage(input_tokens=130, output_tokens=7)),
+    ])
+    events = await collect(Runner(model, "gpt-4o", tools=ToolRegistry([add])), "go")
+    updates = [e for e in events if isinstance(e, UsageUpdate)]
+    assert [(u.usage.input_tokens, u.usage.output_tokens, u.model_requests) for u in updates] == [
+        (100, 10, 1), (230, 17, 2)]
+    assert updates[0].usage.cache_read_tokens == 40 and updates[0].model == "gpt-4o"
+    # Each arrives right after its response: before that response's tools run, and before done.
+    kinds = [e.type for e in events]
+    assert kinds.index("usage") < kinds.index("tool_start")
+    assert kinds[-2:] == ["usage", "done"]
+    assert result_of(events).usage == updates[-1].usage
+    seqs = [e.seq for e in events]
+    assert seqs == sorted(seqs)  # the emitter numbers them like every other event

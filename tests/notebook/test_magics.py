@@ -300,3 +300,21 @@ def test_the_approval_policy_asks_denies_or_allows_in_a_real_kernel(kernel: Kern
         assert status == "ok" and not folder.exists() and asked == []
     finally:
         kernel.run("%config Agent.allow = []")
+
+
+def test_the_magic_prices_the_run_from_the_catalog_by_default(kernel: Kernel) -> None:
+    kernel.run("from orkas_nb.core.messages import Usage\n"
+               "m = ScriptedModel([reply('priced', usage=Usage(input_tokens=10_000, output_tokens=2_000))])\n"
+               "m.default_model = 'gpt-4o-mini'\n"
+               "local = ScriptedModel([reply('free?', usage=Usage(input_tokens=10, output_tokens=2))])\n"
+               "local.default_model = 'llama3.2:3b'")
+    cell = kernel.run("%%agent -m $m --no-tools -s priced\nhow much?")
+    t = Transcript.model_validate(kernel.transcript(cell))
+    assert t.cost_usd == pytest.approx((10_000 * 0.15 + 2_000 * 0.60) / 1e6)  # gpt-4o-mini list price
+    assert "$0.0027" in kernel.shown(cell)[-1]["text/markdown"]
+    # The live text view showed the tokens (and the cost) before the transcript replaced it.
+    live = [o["data"]["text/plain"] for o in cell.outputs if "data" in o and "text/plain" in o["data"]]
+    assert any("10,000 in / 2,000 out tokens · $0.0027" in text for text in live)
+    unknown = kernel.run("%%agent -m $local --no-tools -s local\nand this?")
+    t2 = Transcript.model_validate(kernel.transcript(unknown))
+    assert t2.cost_usd is None and "$" not in kernel.shown(unknown)[-1]["text/markdown"]

@@ -92,3 +92,24 @@ def test_readers_ignore_fields_they_do_not_know() -> None:
     data = {"schema_version": 1, "messages": [{"role": "user", "text": "hi", "future": 1}],
             "future_field": {"x": 1}}
     assert Transcript.model_validate(data).messages[0].text == "hi"
+
+
+def test_the_cost_is_recorded_on_the_model_that_answered_and_none_when_unknown() -> None:
+    from orkas_nb.core.events import UsageUpdate
+    from orkas_nb.providers.catalog import cost_of
+
+    usage = Usage(input_tokens=1_000_000, output_tokens=100_000)
+    b = TranscriptBuilder(lambda: [], cost=lambda model, u: cost_of(u, model))
+    b.start(RunInfo(model="sonnet", session="s"))  # an alias: the catalog does not know it
+    b.render(UsageUpdate(usage=usage, model_requests=1, model="claude-sonnet-4-5-20250929"))
+    t = b.build(RunResult(usage=usage))
+    assert t.cost_usd == 3.0 + 1.5 and "$4.5000" in t.to_markdown() and "$4.5000" in t.to_text()
+    assert t.model_dump(mode="json")["cost_usd"] == 4.5
+    unknown = TranscriptBuilder(lambda: [], cost=lambda model, u: cost_of(u, model))
+    unknown.start(RunInfo(model="ollama/llama3.2:3b"))
+    t2 = unknown.build(RunResult(usage=usage))
+    assert t2.cost_usd is None and "$" not in t2.to_markdown()
+    # A transcript saved before the field existed still loads (schema_version 1, additive field).
+    old = t2.model_dump(mode="json")
+    del old["cost_usd"]
+    assert Transcript.model_validate(old).cost_usd is None

@@ -120,6 +120,38 @@ agent = Agent(ScriptedModel([
     assert "done" in status and "tokens in" in status
 
 
+
+def test_tokens_and_cost_reach_the_status_line_before_the_run_ends(kernel: WidgetKernel) -> None:
+    kernel.run(r'''
+from orkas_nb.core.messages import Usage
+from orkas_nb.providers.catalog import cost_of
+
+@tool(read_only=True)
+def pause() -> str:
+    "Wait a little."
+    return "ok"
+
+agent = Agent(ScriptedModel([
+    reply("One.", call("pause"), usage=Usage(input_tokens=10_000, output_tokens=2_000)),
+    reply("Two " * 400, chunk_chars=4, delay_s=0.005, usage=Usage(input_tokens=12_000, output_tokens=800)),
+]), model_name="gpt-4o-mini", tools=[pause], default_tools=False)
+''')
+    ex = kernel.start("result, view = await drive(agent, 'go', cost=lambda m, u: cost_of(u, m))")
+
+    def status() -> str:
+        found = kernel.find("orkas-status", open_only=False)
+        return found[-1].state.get("value", "") if found and found[-1].opened >= ex.started else ""
+
+    kernel.pump(lambda: "tokens in 10,000 / out 2,000" in status(), timeout=30,
+                what="the first response's tokens in the status line")
+    assert not ex.done, "tokens must show while the run is still going"
+    assert "$0.0027" in status() and "running" in status()
+    kernel.wait(ex, timeout=60)
+    assert ex.status == "ok"
+    final = kernel.find("orkas-status", open_only=False)[-1].state["value"]
+    assert "tokens in 22,000 / out 2,800" in final and "$0.0050" in final  # 22k*0.15 + 2.8k*0.6
+
+
 def test_stop_ends_a_run_within_a_second_and_the_session_stays_valid(kernel: WidgetKernel) -> None:
     kernel.run(r'''
 @tool

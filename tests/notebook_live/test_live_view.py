@@ -181,3 +181,31 @@ def test_a_view_without_controls_hides_the_bar() -> None:
     v = LiveRenderer(None, show=False)
     assert v.bar.layout.display == "none"
     assert view().bar.layout.display is None
+
+
+def test_usage_events_show_tokens_and_cost_in_the_status_line_mid_run() -> None:
+    from orkas_nb.core.events import UsageUpdate
+    from orkas_nb.providers.catalog import cost_of
+
+    v = view(cost=lambda model, usage: cost_of(usage, model))
+    v.render(TextDelta(text="thinking about it"))
+    assert "tokens in" not in v.status.value and "out ~" in v.status.value  # an estimate first
+    v.render(UsageUpdate(usage=Usage(input_tokens=10_000, output_tokens=2_000), model_requests=1,
+                         model="gpt-4o-mini"))
+    status = v.status.value
+    # gpt-4o-mini: 10k in at $0.15/M + 2k out at $0.60/M
+    assert "tokens in 10,000 / out 2,000" in status and "$0.0027" in status and "running" in status
+    assert kinds(v) == ["text"]  # nothing drawn in the body
+    v.render(UsageUpdate(usage=Usage(input_tokens=30_000, output_tokens=2_500), model_requests=2,
+                         model="gpt-4o-mini"))
+    assert "tokens in 30,000 / out 2,500" in v.status.value and "$0.0060" in v.status.value
+
+
+def test_an_unknown_price_shows_tokens_without_a_cost() -> None:
+    from orkas_nb.core.events import UsageUpdate
+    from orkas_nb.providers.catalog import cost_of
+
+    v = view(cost=lambda model, usage: cost_of(usage, model))
+    v.render(UsageUpdate(usage=Usage(input_tokens=50, output_tokens=5), model_requests=1,
+                         model="llama3.2:3b"))
+    assert "tokens in 50 / out 5" in v.status.value and "$" not in v.status.value

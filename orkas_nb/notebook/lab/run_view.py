@@ -34,6 +34,7 @@ from ...core.events import (
     ThinkingDelta,
     ToolEnd,
     ToolStart,
+    UsageUpdate,
     Warning,
 )
 from ...core.messages import Usage
@@ -234,6 +235,7 @@ class LabRenderer:
         self.result: RunResult | None = None
         self._show = show
         self._t0 = time.monotonic()
+        self._usage_model: str | None = None  # the model that answered, from "usage" events
 
     def start(self, info: RunInfo) -> None:
         w = self.widget
@@ -252,6 +254,9 @@ class LabRenderer:
             self.handle = display(w, display_id=True)
 
     def render(self, event: RunEvent) -> None:
+        if isinstance(event, UsageUpdate):  # live tokens and cost: traits, not body items
+            self._show_usage(event.usage, event.model)
+            return
         item = _to_item(event)
         if item is not None:
             self.widget.push(item)
@@ -279,11 +284,9 @@ class LabRenderer:
         w.push(DoneItem(stop_reason=result.stop_reason,
                         error=result.error.message if result.error else ""))
         w.flush()
-        w.tokens_in, w.tokens_out = result.usage.input_tokens, result.usage.output_tokens
+        self._show_usage(result.usage, None)
         w.elapsed = result.duration_s or (time.monotonic() - self._t0)
         w.stop_reason = result.stop_reason
-        if self.cost is not None:
-            w.cost = self.cost(w.model_name, result.usage)
         w.status = {"error": "error", "cancelled": "cancelled"}.get(result.stop_reason, "done")
         bundle = self.transcript(result) if self.transcript is not None else None
         if bundle is None:
@@ -295,6 +298,14 @@ class LabRenderer:
         elif self.handle is not None:
             self.handle.update(data, metadata=metadata, raw=True)
             self.close()
+
+    def _show_usage(self, usage: Usage, model: str | None) -> None:
+        w = self.widget
+        self._usage_model = model or self._usage_model
+        with w.hold_sync():  # one state message for tokens and cost
+            w.tokens_in, w.tokens_out = usage.input_tokens, usage.output_tokens
+            if self.cost is not None:
+                w.cost = self.cost(self._usage_model or w.model_name, usage)
 
     def close(self) -> None:
         """Close the widget (its state leaves the kernel and the front end)."""

@@ -182,3 +182,39 @@ async def test_updates_are_batched_on_the_loop(interval: float) -> None:
     assert sent == []  # nothing yet: the timer flushes
     await asyncio.sleep(interval * 3)
     assert len(sent) == 1 and sent[0]["items"] == [{"k": "text", "text": "tok " * 500}]
+
+
+def test_usage_events_update_tokens_and_cost_mid_run_without_body_items() -> None:
+    from orkas_nb.core.events import UsageUpdate
+
+    priced: list[tuple[str, Usage]] = []
+
+    def cost(model: str, usage: Usage) -> float | None:
+        priced.append((model, usage))
+        return None if model == "local" else usage.input_tokens / 1000
+
+    r = LabRenderer(Controls(), slot=Slot(), cost=cost)
+    sent = _capture(r.widget)
+    r.start(RunInfo(agent="a", model="openai/gpt-4o", session="s", prompt="hi"))
+    r.render(TextDelta(text="Hi"))
+    r.render(UsageUpdate(usage=Usage(input_tokens=1200, output_tokens=40), model_requests=1,
+                         model="gpt-4o-2024-08-06"))
+    # Live, before the run ends: the status bar's traits, priced on the model that answered.
+    assert (r.widget.tokens_in, r.widget.tokens_out, r.widget.cost) == (1200, 40, 1.2)
+    assert r.widget.status == "running" and priced[-1][0] == "gpt-4o-2024-08-06"
+    r.render(UsageUpdate(usage=Usage(input_tokens=2500, output_tokens=90), model_requests=2))
+    assert (r.widget.tokens_in, r.widget.cost) == (2500, 2.5)  # cumulative; same model kept
+    assert all(i["k"] == "text" for i in _items(sent) + [
+        i for i in r.widget._pending])  # usage is not drawn in the body
+    result = RunResult(usage=Usage(input_tokens=2500, output_tokens=90))
+    r.finish(result)
+    assert r.widget.cost == 2.5 and priced[-1][0] == "gpt-4o-2024-08-06"
+
+
+def test_an_unknown_price_leaves_the_cost_empty() -> None:
+    from orkas_nb.core.events import UsageUpdate
+
+    r = LabRenderer(Controls(), slot=Slot(), cost=lambda model, usage: None)
+    r.start(RunInfo(agent="a", model="llamacpp/qwen", session="s", prompt="hi"))
+    r.render(UsageUpdate(usage=Usage(input_tokens=10, output_tokens=5), model_requests=1, model="qwen"))
+    assert (r.widget.tokens_in, r.widget.tokens_out, r.widget.cost) == (10, 5, None)
