@@ -15,8 +15,8 @@ from typing import Any
 FREEZE_CHARS = 4000  # a live block longer than this is frozen at a safe boundary
 
 
-def _md(text: str) -> tuple[dict[str, Any], ...]:
-    return ({"output_type": "display_data", "data": {"text/markdown": text}, "metadata": {}},)
+def _md(text: str, mime: str = "text/markdown") -> tuple[dict[str, Any], ...]:
+    return ({"output_type": "display_data", "data": {mime: text}, "metadata": {}},)
 
 
 def safe_cut(text: str) -> int:
@@ -44,11 +44,15 @@ class MarkdownStream:
     """Text that grows: frozen Markdown blocks plus one live block.
 
     ``open_block(outputs)`` makes a new block widget holding ``outputs`` and puts it in the
-    view; the stream then only sets that block's ``outputs``.
+    view; the stream then only sets that block's ``outputs``. ``mime``, ``freeze_chars`` and
+    ``cut`` let a plain-text view reuse the same blocks (text/plain splits at any line end).
     """
 
-    def __init__(self, open_block: Callable[[tuple[dict[str, Any], ...]], Any]) -> None:
+    def __init__(self, open_block: Callable[[tuple[dict[str, Any], ...]], Any], *,
+                 mime: str = "text/markdown", freeze_chars: int = FREEZE_CHARS,
+                 cut: Callable[[str], int] = safe_cut) -> None:
         self._open_block = open_block
+        self._mime, self._freeze_chars, self._cut = mime, freeze_chars, cut
         self._live: Any = None
         self._live_text = ""
         self.pending: list[str] = []
@@ -64,16 +68,16 @@ class MarkdownStream:
         self.pending.clear()
         self.text += chunk
         self._live_text += chunk
-        if self._live is not None and len(self._live_text) > FREEZE_CHARS and (
-            cut := safe_cut(self._live_text)
+        if self._live is not None and len(self._live_text) > self._freeze_chars and (
+            cut := self._cut(self._live_text)
         ):
             frozen, self._live_text = self._live_text[:cut], self._live_text[cut:]
-            self._live.outputs = _md(frozen)
+            self._live.outputs = _md(frozen, self._mime)
             self._live = None
         if self._live is None:  # a new block is opened with its text: no extra update
-            self._live = self._open_block(_md(self._live_text))
+            self._live = self._open_block(_md(self._live_text, self._mime))
         else:
-            self._live.outputs = _md(self._live_text)
+            self._live.outputs = _md(self._live_text, self._mime)
         return True
 
 

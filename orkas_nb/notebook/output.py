@@ -45,6 +45,11 @@ class DisplaySlot:
 
     final = update
 
+    def below(self) -> DisplaySlot:
+        """A new slot drawn after this one in the same cell (its own display id), so a long
+        text can live in blocks of which only the last is redrawn."""
+        return DisplaySlot()
+
 
 class StreamSlot:
     """For a terminal: appends what is new in ``text/plain`` to a stream."""

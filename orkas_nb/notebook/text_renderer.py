@@ -5,9 +5,17 @@ plain text (no ANSI escapes, so saved files stay clean) drawn into an output slo
 as it streams, one line when a tool starts and one when it ends, notices, and a status line.
 While a run goes, a last line shows the tokens so far (and the cost, when ``cost`` knows the
 model's price); it is redrawn, not appended, so the text stays clean.
-When the run ends, the static transcript (if any) replaces the live text in the same slot.
 Redraws are throttled (``interval``); a trailing redraw is scheduled on the running loop so the
 last words of a pause are never left unshown.
+
+A long run costs display traffic in proportion to its length, not its square: when the slot can
+open slots below it (a display id in a kernel), the text lives in blocks cut at line ends (the
+live view's :class:`~.markdown_stream.MarkdownStream`, in text/plain); a finished block is frozen
+in its own output and a redraw re-sends only the open one. A slot without ``below`` (a
+terminal's, which writes only what is new) gets the whole text in one slot, as before.
+When the run ends, the static transcript (if any) replaces the first block in place and the
+other blocks are emptied (an output with no data shows nothing), so a saved notebook holds the
+transcript and, after a long answer, a few empty outputs, never the streamed fragments.
 """
 
 from __future__ import annotations
@@ -20,8 +28,14 @@ from typing import Any
 
 from ..core.events import RunEvent, RunResult
 from ..core.messages import Usage
-from .output import Slot
+from .markdown_stream import MarkdownStream
+from .output import Slot, StreamSlot
 from .render import RunInfo
+
+#: An open block longer than this is frozen at its last line end. Plain text split at a line end
+#: reads the same in two outputs, so blocks can be smaller than the Markdown view's: half the
+#: bytes per redraw, for a few more outputs (about one per 500 tokens).
+BLOCK_CHARS = 2000
 
 _STOPPED = {"cancelled": "stopped", "loop_guard": "stopped by the loop guard",
             "max_steps": "stopped at the step limit", "error": "failed"}
@@ -33,6 +47,31 @@ def _args(arguments: dict[str, Any]) -> str:
         shown = json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else repr(v)
         parts.append(f"{k}={shown if len(shown) <= 60 else shown[:57] + '...'}")
     return ", ".join(parts)
+
+
+def line_cut(text: str) -> int:
+    """Where a plain text may be split into two outputs that read as one: after its last line
+    break before the end (outputs stack as lines); failing that, after its last space (a long
+    line wraps there anyway); 0 when there is neither."""
+    end = len(text) - 1
+    return text.rfind("\n", 0, end) + 1 or text.rfind(" ", 0, end) + 1
+
+
+class _Block:
+    """One output of the view. The stream sets ``outputs``; the renderer draws the block after
+    the flush, so the running status line goes only to the block still open."""
+
+    def __init__(self, slot: Slot, outputs: tuple[dict[str, Any], ...]) -> None:
+        self.slot = slot
+        self.text = ""
+        self.dirty = False
+        self.outputs = outputs
+
+    def _set_outputs(self, outputs: tuple[dict[str, Any], ...]) -> None:
+        self.text = outputs[0]["data"]["text/plain"]
+        self.dirty = True
+
+    outputs = property(None, _set_outputs)
 
 
 class TextRenderer:
@@ -62,12 +101,20 @@ class TextRenderer:
         self._model = ""
         self._usage: Usage | None = None
         self._finished = False
+        self._blocks: list[_Block] = []
+        below = getattr(slot, "below", None)  # a display slot opens slots below it: blocks
+        self._below: Callable[[], Slot] | None = below if callable(below) else None
+        self._stream = (MarkdownStream(self._open_block, mime="text/plain", freeze_chars=BLOCK_CHARS,
+                                       cut=line_cut)
+                        if self._below is not None else None)
 
     # -- building the text ------------------------------------------------------------------
 
     def _write(self, text: str) -> None:
         if text:
             self._parts.append(text)
+            if self._stream is not None:
+                self._stream.append(text)
             self._at_line_start = text.endswith("\n")
 
     def _line(self, text: str) -> None:
@@ -85,9 +132,24 @@ class TextRenderer:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        tail = "" if self._finished or self._usage is None else (
+        # A terminal only appends: a line redrawn there would be written again at every draw.
+        tail = "" if self._finished or self._usage is None or isinstance(self.slot, StreamSlot) else (
             ("" if self._at_line_start else "\n") + f"[running · {self._tokens(self._usage)}]\n")
-        self.slot.update({"text/plain": self.text + tail})
+        if self._stream is None:
+            self.slot.update({"text/plain": self.text + tail})
+            return
+        self._stream.flush()
+        for block in self._blocks[-2:]:  # the block this flush froze (if any), then the open one
+            live = block is self._blocks[-1]
+            if block.dirty or live:
+                block.dirty = False
+                block.slot.update({"text/plain": block.text + (tail if live else "")})
+
+    def _open_block(self, outputs: tuple[dict[str, Any], ...]) -> _Block:
+        below = self._below
+        block = _Block(below() if self._blocks and below is not None else self.slot, outputs)
+        self._blocks.append(block)
+        return block
 
     def _draw_soon(self, urgent: bool = False) -> None:
         self._dirty = True
@@ -171,3 +233,5 @@ class TextRenderer:
         bundle = self.transcript(result) if self.transcript is not None else None
         if bundle is not None:  # the static transcript takes the live view's place
             self.slot.final(bundle[0])
+            for block in self._blocks[1:]:
+                block.slot.final({})
