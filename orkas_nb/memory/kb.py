@@ -41,7 +41,9 @@ class KBSettings(BaseModel):
     pool: int = 50
     max_file_bytes: int = 20_000_000
     embed_batch: int = 256
-    feedback_passages: int = 3  # vector-side pseudo-relevance feedback; 0 turns it off
+    # Vector-side pseudo-relevance feedback; 0 turns it off. Checked on split halves of the
+    # Cranfield queries: it helps on both (+0.015-0.025 nDCG@10); k and weights do not move.
+    feedback_passages: int = 3
     feedback_weight: float = 1.0
     batch_bytes: int = 4_000_000  # documents written per transaction, by size
 
@@ -172,6 +174,9 @@ class KnowledgeBase:
     def _sync_sources(self, sources: list[tuple[int, str]]) -> IngestReport:
         started = time.perf_counter()
         report = IngestReport()
+        s = self.settings
+        if self.store.use_chunking(f"chars={s.chunk_chars} overlap_lines={s.overlap_lines}"):
+            sources = self.store.sources()  # every document is stale: re-chunk them all now
         for source_id, key in sources:
             self._sync_one(source_id, key, report)
         if self.embedder is not None:

@@ -128,6 +128,27 @@ class SqliteStore:
             self._bump()
         return current is not None
 
+    def use_chunking(self, chunking: str) -> bool:
+        """Record how documents are chunked; on a change, every document is marked stale.
+
+        The sync skips a file whose size, mtime and hash match its record, so without this a
+        new chunk size would apply only to files edited later, leaving the index a mix of
+        both. A stale record (size -1, no hash) makes the next sync re-read and re-chunk each
+        file (and re-embed its chunks). True if documents were marked. A database from before
+        this record was kept is assumed to use the current chunking.
+        """
+        current = self.meta("chunking")
+        if current == chunking:
+            return False
+        with self.db.transaction():
+            if current is not None:
+                self.db.execute("UPDATE documents SET size = -1, sha256 = ''")
+            self.db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('chunking', ?)", (chunking,)
+            )
+            self._bump()
+        return current is not None
+
     # -- sources ----------------------------------------------------------------------------
 
     def sources(self) -> list[tuple[int, str]]:

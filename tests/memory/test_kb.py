@@ -259,3 +259,29 @@ def test_open_knowledge_base_reopens_after_close(workspace: Path) -> None:
     second = open_knowledge_base(workspace)
     assert second is not first and not second.closed
     assert second.stats()["documents"] == 0
+
+
+def test_a_new_chunk_size_rechunks_every_document_on_the_next_sync(
+    workspace: Path, embedder: HashEmbedder
+) -> None:
+    # Unchanged files are skipped by stat and hash, so without a record of the chunking a
+    # new chunk size would only reach files edited later (and a kept benchmark workspace
+    # would silently measure the old chunks).
+    text = "\n".join(f"line {i} about wing flutter and heat transfer" for i in range(40))
+    _write(workspace, "a/one.txt", text)
+    _write(workspace, "b/two.txt", text)
+    with KnowledgeBase.open(workspace, embedder=embedder) as first:
+        first.add("a")
+        first.add("b")
+        before = first.stats()["chunks"]
+    small = KBSettings(chunk_chars=120, overlap_lines=0)
+    with KnowledgeBase.open(workspace, embedder=embedder, settings=small) as second:
+        report = second.add("a")  # adding (or syncing) one source re-chunks every source
+        assert sorted(report.updated) == ["a/one.txt", "b/two.txt"]
+        stats = second.stats()
+        assert stats["chunks"] > before and stats["vectors"] == stats["chunks"]
+        for hit in second.search("wing flutter", k=20):
+            assert len(hit.text) <= 120
+        assert not second.sync().updated  # recorded: the next sync skips them again
+        with KnowledgeBase.open(workspace, embedder=embedder, settings=small) as third:
+            assert third.store.use_chunking("chars=120 overlap_lines=0") is False
