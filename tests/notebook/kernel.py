@@ -52,16 +52,22 @@ class Cell:
         return None
 
 
+def kernel_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for a test kernel: this checkout importable, no settings leaking in from
+    the machine (a front end's notebook name, a default model or session), then ``env``."""
+    kernel_env = dict(os.environ)
+    kernel_env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(REPO), kernel_env.get("PYTHONPATH", "")) if p)
+    for name in ("JPY_SESSION_NAME", "ORKAS_MODEL", "ORKAS_SESSION", "ORKAS_WORKSPACE"):
+        kernel_env.pop(name, None)
+    kernel_env.update(env or {})
+    return kernel_env
+
+
 class Kernel:
     def __init__(self, cwd: str | os.PathLike[str], env: dict[str, str] | None = None) -> None:
         self.cwd = str(cwd)
-        kernel_env = dict(os.environ)
-        kernel_env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(REPO), kernel_env.get("PYTHONPATH", "")) if p)
-        for name in ("JPY_SESSION_NAME", "ORKAS_MODEL", "ORKAS_SESSION", "ORKAS_WORKSPACE"):
-            kernel_env.pop(name, None)
-        kernel_env.update(env or {})
-        self.env = kernel_env
+        self.env = kernel_env(env)
         self.km = KernelManager(kernel_name="python3")
         self.cells: dict[str, Cell] = {}
         self.displays: dict[str, dict[str, Any]] = {}  # display id -> latest data

@@ -15,12 +15,12 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
+
+from tests.notebook.kernel import kernel_env
 
 from jupyter_client.manager import KernelManager
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -73,13 +73,7 @@ class WidgetKernel:
     def __init__(self, cwd: str | os.PathLike[str], env: dict[str, str] | None = None) -> None:
         self.cwd = str(cwd)
         self.km = KernelManager(kernel_name="python3")
-        kernel_env = dict(os.environ)
-        kernel_env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(REPO), kernel_env.get("PYTHONPATH", "")) if p
-        )
-        kernel_env.pop("JPY_SESSION_NAME", None)
-        kernel_env.update(env or {})
-        self._env = kernel_env
+        self._env = kernel_env(env)
         self.models: dict[str, Model] = {}
         self.updates: list[Update] = []
         self.executions: dict[str, Execution] = {}

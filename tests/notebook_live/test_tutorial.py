@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from .kernel_harness import REPO
+from tests.notebook.kernel import REPO
 
 pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 
