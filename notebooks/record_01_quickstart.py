@@ -8,16 +8,10 @@ the answers below, so the cassette holds exactly the requests the notebook makes
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
-import tempfile
-from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
+from recording import HERE, record
 
-HERE = Path(__file__).resolve().parent
 NOTEBOOK = HERE / "01-quickstart.ipynb"
 CASSETTE = "01-quickstart.cassette.jsonl"
 
@@ -38,23 +32,10 @@ recorder = RecordingProvider(ScriptedModel([
 
 
 def main() -> int:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code" and f"replay:{CASSETTE}" in cell.source:
-            cell.source = cell.source.replace(f'"replay:{CASSETTE}"', "'$recorder'")  # single quotes: IPython expands $name in double quotes
-            break
-    else:
-        print(f"the notebook has no 'replay:{CASSETTE}' model line", file=sys.stderr)
-        return 1
-    nb.cells.insert(0, nbformat.v4.new_code_cell(RECORDER))
-    repo = str(HERE.parent)
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))
-    with tempfile.TemporaryDirectory(prefix="orkas-record-") as tmp:
-        NotebookClient(nb, timeout=120, kernel_name="python3",
-                       resources={"metadata": {"path": tmp}}).execute()
-        shutil.copy(Path(tmp) / CASSETTE, HERE / CASSETTE)
-    print(f"recorded {HERE / CASSETTE}")
-    return 0
+    status = record(NOTEBOOK, CASSETTE, RECORDER, "recorder")
+    if status == 0:
+        print(f"recorded {HERE / CASSETTE}")
+    return status
 
 
 if __name__ == "__main__":

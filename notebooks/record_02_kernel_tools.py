@@ -9,16 +9,10 @@ approval answers (authored too) are recorded beside it.
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
-import tempfile
-from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
+from recording import HERE, record
 
-HERE = Path(__file__).resolve().parent
 NOTEBOOK = HERE / "02-kernel-tools-and-approvals.ipynb"
 CASSETTE = "02-kernel-tools-and-approvals.cassette.jsonl"
 
@@ -64,26 +58,11 @@ _plugins.register_approver("widgets", lambda ctx, view: _Recording(lambda reques
 
 
 def main() -> int:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "code" and f"replay:{CASSETTE}" in cell.source:
-            # single quotes: IPython expands $name in double-quoted magic arguments
-            cell.source = cell.source.replace(f'"replay:{CASSETTE}"', "'$_recorder'")
-            nb.cells.insert(index + 1, nbformat.v4.new_code_cell(ANSWERS))
-            break
-    else:
-        print(f"the notebook has no 'replay:{CASSETTE}' model line", file=sys.stderr)
-        return 1
-    nb.cells.insert(0, nbformat.v4.new_code_cell(RECORDER))
-    repo = str(HERE.parent)
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))
-    with tempfile.TemporaryDirectory(prefix="orkas-record-") as tmp:
-        NotebookClient(nb, timeout=120, kernel_name="python3",
-                       resources={"metadata": {"path": tmp}}).execute()
-        for name in (CASSETTE, CASSETTE + ".approvals.jsonl"):
-            shutil.copy(Path(tmp) / name, HERE / name)
-    print(f"recorded {HERE / CASSETTE} and the approvals beside it")
-    return 0
+    status = record(NOTEBOOK, CASSETTE, RECORDER, "_recorder", after_model_cell=ANSWERS,
+                    extra_files=(CASSETTE + ".approvals.jsonl",))
+    if status == 0:
+        print(f"recorded {HERE / CASSETTE} and the approvals beside it")
+    return status
 
 
 if __name__ == "__main__":
