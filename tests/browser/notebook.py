@@ -82,6 +82,21 @@ class NotebookPage:
     def saved(self, name: str) -> dict[str, Any]:
         return json.loads((self.lab.root / name).read_text())
 
+    def describe(self, limit: int = 400) -> str:
+        """Each cell's prompt, source head and output text: what a failure report needs to say
+        which cell stopped where (a screenshot shows only what fits on screen)."""
+        cells = self.page.locator(CELLS).evaluate_all(
+            """(all) => all.map((c) => [
+                 (c.querySelector('.jp-InputPrompt') || {}).textContent || '',
+                 (c.querySelector('.jp-InputArea-editor') || {}).textContent || '',
+                 (c.querySelector('.jp-OutputArea') || {}).innerText || ''])""")
+        lines = []
+        for n, (prompt, source, output) in enumerate(cells):
+            lines.append(f"[{n}] {prompt.strip()} {source.strip()[:80]!r}")
+            if output.strip():
+                lines.append("    -> " + output.strip()[:limit].replace("\n", "\n       "))
+        return "\n".join(lines)
+
     def assert_no_console_errors(self, allow: tuple[str, ...] = ()) -> None:
         errors = [e for e in self.console_errors if not all(a in e for a in allow) or not allow]
         assert not errors, "console errors:\n" + "\n".join(errors)
