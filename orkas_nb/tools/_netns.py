@@ -10,6 +10,9 @@ stay reachable; the risk grader still flags private addresses it can see.
 Protocol: bubblewrap is started with ``--info-fd`` (it reports the sandbox's PID),
 ``--block-fd`` (the command waits until we release it) and ``--ro-bind-data`` (a resolv.conf
 that points at slirp's DNS); once slirp4netns says it is ready, the command is released.
+slirp4netns starts only after bubblewrap has brought the sandbox's loopback up: started while
+bubblewrap is still at it, it made bubblewrap fail ("loopback: Failed RTM_NEWADDR") about one
+time in 25 on a loaded machine.
 Used by the bash executor and by the background-job supervisor (hence stdlib only).
 """
 
@@ -17,12 +20,32 @@ import json
 import os
 import shutil
 import subprocess
+import time
 
 RESOLV_CONF = b"nameserver 10.0.2.3\n"
 
 
 def available() -> bool:
     return shutil.which("slirp4netns") is not None
+
+
+def _wait_for_loopback(pid: int, timeout: float) -> None:
+    """Until the namespace of ``pid`` routes 127.0.0.1 (bubblewrap's loopback set-up is done).
+
+    Returns early, without error, if the process is gone or its table cannot be read: then
+    bubblewrap has failed on its own, or this system hides it, and what follows reports it.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.0005
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/net/fib_trie", "rb") as table:
+                if b"127.0.0.1" in table.read():
+                    return
+        except OSError:
+            return
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
 
 
 class SlirpLink:
@@ -71,6 +94,7 @@ class SlirpLink:
             except ValueError:
                 continue
         self._close_fd(self.info_r)
+        _wait_for_loopback(int(info["child-pid"]), timeout)
         ready_r, ready_w = os.pipe()
         exit_r, self.exit_w = os.pipe()
         self._open.add(self.exit_w)
