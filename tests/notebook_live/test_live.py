@@ -171,7 +171,7 @@ agent = Agent(ScriptedModel([reply("Waiting.", call("slow", seconds=30)), reply(
     kernel.click(stop.comm_id)
     kernel.wait(ex, timeout=10)
     took = ex.idle_at - clicked
-    assert took < 1.0, f"Stop took {took:.2f} s"
+    assert took < 2.0, f"Stop took {took:.2f} s"  # users feel ~1 s; typical 0.15 s, margin for a loaded CI
     kernel.run(r'''
 from orkas_nb.harness.repair import open_calls
 assert result.stop_reason == "cancelled", result.stop_reason
