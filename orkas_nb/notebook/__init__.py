@@ -75,8 +75,9 @@ def unload_ipython_extension(ipython: Any) -> None:
         state.close()
 
 
-async def wait(timeout: float | None = None) -> Any:
-    """``await orkas_nb.notebook.wait()``: the RunResult of the last background run."""
+async def wait(timeout: float | None = None, session: str | None = None) -> Any:
+    """``await orkas_nb.notebook.wait()``: the RunResult of the last background run (or of the
+    latest one in ``session``; None when there is none)."""
     from .run import wait as _wait
 
-    return await _wait(timeout)
+    return await _wait(timeout, session)

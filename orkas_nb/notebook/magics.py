@@ -91,7 +91,7 @@ class AgentMagics(Magics):
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
         """%agent sessions | show [SESSION] | new | clear | use SESSION | config | allow PATH |
-        steer TEXT | stop | kb … | memory … | help"""
+        steer TEXT | stop [SESSION] | kb … | memory … | help"""
         words = split(line, LINE_USAGE)
         if not words:
             raise UsageError(f"a subcommand is needed; usage: {LINE_USAGE}")
@@ -125,8 +125,9 @@ class AgentMagics(Magics):
         width = max(len(str(r["name"])) for r in rows)
         for r in rows:
             mark = "*" if r["name"] == current else " "
+            running = "  (running in the background)" if self.state.busy(str(r["name"])) else ""
             print(f"{mark} {str(r['name']).ljust(width)}  {_size(float(r['bytes'])):>9}  "
-                  f"{_ago(float(r['modified']))}")
+                  f"{_ago(float(r['modified']))}{running}")
 
     def _cmd_show(self, args: list[str], rest: str) -> None:
         if len(args) > 1:
@@ -219,25 +220,37 @@ class AgentMagics(Magics):
     def _cmd_steer(self, args: list[str], rest: str) -> None:
         if not rest:
             raise UsageError(f"%agent steer needs a message; usage: {LINE_USAGE}")
-        run = self._background_run("steer")
+        runs = self._background_runs("steer")
+        # The current session's run; else the only one; with several, the user says which.
+        run = runs.get(self.state.current) or (next(iter(runs.values())) if len(runs) == 1 else None)
+        if run is None:
+            raise UsageError(f"background runs in sessions {', '.join(sorted(runs))}: "
+                             "%agent use SESSION, then %agent steer TEXT")
         try:
             run.agent.steer(rest)
         except RuntimeError:  # the background run ended meanwhile
             raise UsageError("the background run has ended; send this as a new %%agent prompt") from None
-        print("steer message queued: folded in at the next tool boundary")
+        print(f"steer message queued for session {run.session}: folded in at the next tool boundary")
 
     def _cmd_stop(self, args: list[str], rest: str) -> None:
-        self._no_args("stop", args)
-        run = self._background_run("stop")
-        run.abort.abort("stopped by the user (%agent stop)")
-        print("stopping the background run")
+        if len(args) > 1:
+            raise UsageError(f"%agent stop takes at most one session name; usage: {LINE_USAGE}")
+        runs = self._background_runs("stop")
+        if args:
+            if args[0] not in runs:
+                raise UsageError(f"no background run in session {args[0]!r} "
+                                 f"(running: {', '.join(sorted(runs))})")
+            runs = {args[0]: runs[args[0]]}
+        for name, run in sorted(runs.items()):
+            run.abort.abort("stopped by the user (%agent stop)")
+            print(f"stopping the background run in session {name}")
 
-    def _background_run(self, verb: str) -> Any:
-        run = self.state.active
-        if run is None or run.task is None or run.task.done():
+    def _background_runs(self, verb: str) -> dict[str, Any]:
+        runs = self.state.running_in_background()
+        if not runs:
             raise UsageError(f"no background run to {verb} (a busy %%agent cell has its own "
                              "controls; %%agent --background starts one)")
-        return run
+        return runs
 
 
 def _sandbox_mode() -> str:

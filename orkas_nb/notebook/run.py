@@ -131,7 +131,7 @@ def _start_task(state: Any, p: Prepared) -> Any:
             return None
 
     run.task = asyncio.get_running_loop().create_task(body())
-    state.active = run
+    state.background[p.session] = run
     state.last = run
     return run
 
@@ -185,10 +185,11 @@ def run_cell_sync(line: str, body: str) -> None:
         _check(asyncio.run(_drive_foreground(p)))
 
 
-async def wait(timeout: float | None = None) -> Any:
-    """Wait for the background run of this notebook; returns its RunResult (None if none)."""
+async def wait(timeout: float | None = None, session: str | None = None) -> Any:
+    """Wait for the latest background run of this notebook (or the one in ``session``);
+    returns its RunResult (None if none)."""
     state = loaded_state()
-    run = state.last
+    run = state.last if session is None else state.background.get(session)
     if run is None or run.task is None:
         return run.result if run is not None else None
     done, _ = await asyncio.wait({run.task}, timeout=timeout)

@@ -57,6 +57,8 @@ class NotebookState:
         self.allowed_paths: list[str] = []  # added with %agent allow (config ones come first)
         self.active: ActiveRun | None = None
         self.last: ActiveRun | None = None
+        # The latest --background run of each session (several may run at once, each stoppable).
+        self.background: dict[str, ActiveRun] = {}
         self._providers: dict[str, tuple[Any, str]] = {}
         self.tools: dict[tuple[Any, ...], list[Any]] = {}  # built tools, see prepare._tools
 
@@ -142,10 +144,14 @@ class NotebookState:
             n += 1
 
     def busy(self, session: str) -> ActiveRun | None:
-        run = self.active
-        if run is not None and not run.done and run.session == session:
-            return run
+        for run in (self.background.get(session), self.active):
+            if run is not None and not run.done and run.session == session:
+                return run
         return None
+
+    def running_in_background(self) -> dict[str, ActiveRun]:
+        """The --background runs still going, by session."""
+        return {name: run for name, run in self.background.items() if not run.done}
 
     def close(self) -> None:
         for session in self._sessions.values():

@@ -163,6 +163,35 @@ def test_background_runs_stream_after_the_cell_returns_and_obey_steer_and_stop(k
     assert "steer> also count to three" in shown
 
 
+def test_two_background_runs_in_two_sessions_are_each_controllable(kernel: Kernel) -> None:
+    kernel.run('m1 = ScriptedModel([reply("", call("slow", seconds=30)), reply("one done")])\n'
+               'm2 = ScriptedModel([reply("", call("slow", seconds=30)), reply("two done")])')
+    kernel.run("%%agent -m $m1 --background -s one\nwait")
+    kernel.run("%%agent -m $m2 --background -s two\nwait")
+    kernel.run("await asyncio.sleep(0.3)")
+    listed = kernel.run("%agent sessions").stream()
+    assert listed.count("(running in the background)") == 2, listed
+    busy = kernel.run("%%agent -m $m1 -s one\nagain", allow_error=True)
+    assert "a background run is still going in session 'one'" in busy.stream("stderr")
+    # With two runs, steer needs to know which: the current session's run, if any.
+    kernel.run("%agent use two")
+    assert "session two" in kernel.run("%agent steer and then stop").stream()
+    kernel.run("%agent use one")
+    # Stop one by name: the other keeps going.
+    assert "session one" in kernel.run("%agent stop one").stream()
+    r = kernel.run("r = await __import__('orkas_nb.notebook').notebook.wait(10, session='one'); print(r.stop_reason)")
+    assert r.stream().strip() == "cancelled"
+    assert "(running in the background)" in kernel.run("%agent sessions").stream()
+    missing = kernel.run("%agent stop one", allow_error=True)
+    assert "no background run in session 'one' (running: two)" in missing.stream("stderr")
+    # No name: every background run stops.
+    assert "session two" in kernel.run("%agent stop").stream()
+    r = kernel.run("r = await __import__('orkas_nb.notebook').notebook.wait(10, session='two'); print(r.stop_reason)")
+    assert r.stream().strip() == "cancelled"
+    assert "steer> and then stop" in kernel.run("%agent show two").stream()
+    assert "no background run to stop" in kernel.run("%agent stop", allow_error=True).stream("stderr")
+
+
 def test_without_top_level_await_the_run_is_a_task_on_the_kernels_loop(kernel: Kernel) -> None:
     kernel.run("%config Agent.top_level_await = False")
     try:
