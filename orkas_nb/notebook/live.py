@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -37,6 +36,7 @@ if TYPE_CHECKING:  # importing this module stays light: ipywidgets and the engin
     from ..core.messages import Usage
     from .render import Controls, RunInfo
 
+from .live_cards import card_html, card_title, notice_html
 from .markdown_stream import FREEZE_CHARS, MarkdownStream, safe_cut
 from .render import RunControls
 
@@ -45,11 +45,8 @@ TranscriptSource = Callable[["RunResult"], "tuple[dict[str, Any], dict[str, Any]
 #: ``(model, usage) -> cost in USD`` or None when the price is unknown.
 CostSource = Callable[[str, "Usage"], "float | None"]
 
-EXCERPT_CHARS = 1200
-ARGS_CHARS = 2000
 STATUS_INTERVAL_S = 0.25
 TICK_S = 1.0
-_ICONS = {"running": "⏳", "ok": "✓", "error": "✗", "rejected": "⊘", "interrupted": "■", "denied": "⛔"}
 
 
 def _ipw() -> Any:
@@ -220,7 +217,7 @@ class LiveRenderer:
             if notice is None:
                 self._notice(label, "orkas-steer-notice")
             else:
-                notice.value = self._notice_html(label)
+                notice.value = notice_html(label)
         elif kind == "warning":
             self._notice(f"⚠ {event.message}", "orkas-warning")
         elif kind == "done":
@@ -305,9 +302,9 @@ class LiveRenderer:
     def _card_start(self, event: ToolStart) -> None:
         self._text = None  # text after the call goes below its card
         self._thinking = None
-        body = self._widget(_ipw().HTML(self._card_html(event, None)), "orkas-tool-body")
+        body = self._widget(_ipw().HTML(card_html(event, None)), "orkas-tool-body")
         card = self._widget(
-            _ipw().Accordion([body], titles=(self._card_title(event.name, "running"),),
+            _ipw().Accordion([body], titles=(card_title(event.name, "running"),),
                               selected_index=None),
             "orkas-tool",
         )
@@ -323,35 +320,10 @@ class LiveRenderer:
             found = self._cards[event.call_id]
         card, body, start = found
         with card.hold_sync(), body.hold_sync():
-            card.titles = (self._card_title(event.name, event.status, event.duration_s),)
-            body.value = self._card_html(start, event)
+            card.titles = (card_title(event.name, event.status, event.duration_s),)
+            body.value = card_html(start, event)
         if event.status not in ("ok", "interrupted"):
             card.add_class("orkas-tool-failed")
-
-    @staticmethod
-    def _card_title(name: str, status: str, duration_s: float | None = None) -> str:
-        took = f" · {duration_s:.2f} s" if duration_s is not None else ""
-        return f"{_ICONS.get(status, '•')} {name} · {status}{took}"
-
-    @staticmethod
-    def _card_html(start: ToolStart, end: ToolEnd | None) -> str:
-        args = json.dumps(start.arguments, ensure_ascii=False, indent=1, default=str)
-        if len(args) > ARGS_CHARS:
-            args = args[:ARGS_CHARS] + f"… ({len(args):,} chars)"
-        parts = [f"<div><b>arguments</b><pre>{html.escape(args)}</pre></div>"]
-        if end is not None:
-            excerpt = end.result if len(end.result) <= EXCERPT_CHARS else (
-                end.result[:EXCERPT_CHARS] + f"… ({len(end.result):,} chars)")
-            label = "result" if end.status == "ok" else f"error ({end.status})"
-            parts.append(f"<div><b>{label}</b><pre>{html.escape(excerpt)}</pre></div>")
-            if end.output_files:
-                files = ", ".join(html.escape(f) for f in end.output_files)
-                parts.append(f"<div><b>files</b> {files}</div>")
-        return "".join(parts)
-
-    @staticmethod
-    def _notice_html(text: str) -> str:
-        return f"<span style='opacity:0.75'>{html.escape(text)}</span>"
 
     def note(self, text: str, css: str = "orkas-note") -> widgets.HTML:
         """Add a one-line notice to the view, in order with the text and the cards."""
@@ -360,7 +332,7 @@ class LiveRenderer:
 
     def _notice(self, text: str, css: str) -> widgets.HTML:
         self._text = self._thinking = None  # what streams next goes below the notice
-        notice = self._widget(_ipw().HTML(self._notice_html(text)), css)
+        notice = self._widget(_ipw().HTML(notice_html(text)), css)
         self._append(self.body, notice)
         return notice
 
@@ -411,49 +383,4 @@ class LiveRenderer:
         return "<span class='orkas-status-line'>" + " · ".join(parts) + "</span>"
 
 
-# -- plugging into the %%agent magic (orkas_nb.notebook.plugins) ------------------------------
-
-
-def _widgets_available(shell: Any) -> bool:
-    """Widgets need a kernel (display ids and comms reach a front end) and ipywidgets."""
-    import importlib.util
-
-    from .output import in_kernel
-
-    return in_kernel(shell) and importlib.util.find_spec("ipywidgets") is not None
-
-
-def _make_renderer(ctx: Any) -> LiveRenderer:
-    return LiveRenderer(ctx.controls, transcript=ctx.transcript, slot=ctx.slot,
-                        cost=ctx.extra.get("cost"), interval_s=max(0.05, float(ctx.refresh_interval)))
-
-
-def _make_approver(ctx: Any, renderer: Any) -> Any:
-    from .approvals_ui import WidgetApprover, for_cassette
-
-    provider = getattr(getattr(ctx.controls, "agent", None), "provider", None)
-    buttons = None
-    if isinstance(renderer, LiveRenderer):
-        buttons = WidgetApprover(renderer, timeout_s=ctx.extra.get("approval_timeout_s", 300.0))
-    # None with another view: the approval policy's text prompt asks instead
-    return for_cassette(provider, buttons)
-
-
-def _make_kernel_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
-    from .kernel_tools import kernel_tools
-
-    return kernel_tools(shell)  # consent through services["approver"] at call time
-
-
-def register() -> None:
-    """Make the live view (``Agent.renderer = "widgets"``, the default in a kernel), its
-    approval buttons and the kernel tools available to ``%%agent``. Idempotent and light."""
-    from .plugins import register_approver, register_renderer, register_tools
-
-    register_renderer("widgets", _make_renderer, available=_widgets_available, priority=10)
-    register_approver("widgets", _make_approver)
-    register_tools("kernel", _make_kernel_tools)
-
-
-__all__ = ["FREEZE_CHARS", "CostSource", "LiveRenderer", "RunControls", "TranscriptSource",
-           "register", "safe_cut"]
+__all__ = ["FREEZE_CHARS", "CostSource", "LiveRenderer", "RunControls", "TranscriptSource", "safe_cut"]

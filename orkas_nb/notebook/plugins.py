@@ -3,7 +3,7 @@
 The magic never names a concrete view. It asks this registry for a renderer factory (by the
 ``Agent.renderer`` setting, or the best available one for ``auto``), for an interactive
 approver (optional), and for extra tools (e.g. the kernel tools). The text renderer is
-registered here as the fallback; the live widget view registers itself from its own module::
+registered here as the fallback; the live widget view registers itself (``live_plugin.py``)::
 
     from orkas_nb.notebook.plugins import register_renderer
     register_renderer("widgets", lambda ctx: LiveRenderer(ctx.controls, transcript=ctx.transcript),
@@ -58,7 +58,7 @@ class _RendererEntry:
 
 # Views shipped with the package. They register themselves on first use, not at %load_ext, so
 # loading stays light (ipywidgets and the labextension bridge load only when a run needs a view).
-BUILTIN = ("orkas_nb.notebook.live:register", "orkas_nb.notebook.lab.plugin:register")
+BUILTIN = ("orkas_nb.notebook.live_plugin:register", "orkas_nb.notebook.lab.plugin:register")
 _builtin: dict[str, str] = {}  # spec -> "ok", or why it could not register
 
 _renderers: dict[str, _RendererEntry] = {}

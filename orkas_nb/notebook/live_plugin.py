@@ -1,0 +1,52 @@
+"""Plugging the live view (:mod:`.live`) into ``%%agent`` (:mod:`orkas_nb.notebook.plugins`):
+the renderer, its approval buttons and the kernel tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .live import LiveRenderer
+
+
+def _widgets_available(shell: Any) -> bool:
+    """Widgets need a kernel (display ids and comms reach a front end) and ipywidgets."""
+    import importlib.util
+
+    from .output import in_kernel
+
+    return in_kernel(shell) and importlib.util.find_spec("ipywidgets") is not None
+
+
+def _make_renderer(ctx: Any) -> LiveRenderer:
+    return LiveRenderer(ctx.controls, transcript=ctx.transcript, slot=ctx.slot,
+                        cost=ctx.extra.get("cost"), interval_s=max(0.05, float(ctx.refresh_interval)))
+
+
+def _make_approver(ctx: Any, renderer: Any) -> Any:
+    from .approvals_ui import WidgetApprover, for_cassette
+
+    provider = getattr(getattr(ctx.controls, "agent", None), "provider", None)
+    buttons = None
+    if isinstance(renderer, LiveRenderer):
+        buttons = WidgetApprover(renderer, timeout_s=ctx.extra.get("approval_timeout_s", 300.0))
+    # None with another view: the approval policy's text prompt asks instead
+    return for_cassette(provider, buttons)
+
+
+def _make_kernel_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
+    from .kernel_tools import kernel_tools
+
+    return kernel_tools(shell)  # consent through services["approver"] at call time
+
+
+def register() -> None:
+    """Make the live view (``Agent.renderer = "widgets"``, the default in a kernel), its
+    approval buttons and the kernel tools available to ``%%agent``. Idempotent and light."""
+    from .plugins import register_approver, register_renderer, register_tools
+
+    register_renderer("widgets", _make_renderer, available=_widgets_available, priority=10)
+    register_approver("widgets", _make_approver)
+    register_tools("kernel", _make_kernel_tools)
+
+
+__all__ = ["register"]
