@@ -24,56 +24,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .paths import PathPolicy, fold, is_secret_name
+from .risk_vocabulary import (
+    BLOCKED_PROGRAMS, DECODERS, ESCALATION, GIT_READ_ONLY, HARMLESS_DEVICES, INTERPRETERS,
+    KNOWN_EFFECT, NET_CLIENTS, NO_FILES, PROTECTED_SUFFIXES, RAW_NET, SED_RUNS, SENSITIVE, TAR_EXEC,
+)
 from .shell_commands import SHELLS, Command
 from .shell_parse import parse
-
-BLOCKED_PROGRAMS = frozenset({
-    "shutdown", "reboot", "halt", "poweroff", "mkfs", "mkswap", "fdisk", "sfdisk", "parted",
-    "wipefs", "insmod", "rmmod", "modprobe", "kexec", "init", "telinit", "swapoff", "swapon",
-    "mount", "umount", "systemctl", "launchctl",
-})
-ESCALATION = frozenset({
-    "sudo", "su", "doas", "pkexec", "runuser", "setpriv", "nsenter", "unshare", "chroot", "capsh",
-    "setcap", "chown", "chgrp", "docker", "podman", "lxc", "machinectl", "visudo", "passwd",
-    "useradd", "usermod", "adduser",
-})
-NET_CLIENTS = frozenset({
-    "curl", "wget", "http", "https", "httpie", "xh", "nc", "ncat", "netcat", "socat", "telnet",
-    "ssh", "scp", "sftp", "ftp", "rsync", "aria2c", "lynx", "w3m", "links", "mail", "sendmail",
-    "mutt", "openssl",
-})
-RAW_NET = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "ssh", "ftp", "openssl"})
-INTERPRETERS = SHELLS | frozenset({
-    "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php",
-    "lua", "Rscript", "R", "julia", "tclsh", "osascript", "pwsh", "powershell", "awk", "gawk",
-    "mawk", "nawk", "ipython", "jupyter",
-})
-DECODERS = frozenset({"base64", "base32", "xxd", "openssl", "uudecode", "gunzip", "zcat", "rev", "tr"})
-# Programs whose effect (in degraded mode) is fully read from their path arguments.
-KNOWN_EFFECT = frozenset({
-    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "sort", "uniq", "cut",
-    "tr", "echo", "printf", "pwd", "mkdir", "rmdir", "cp", "mv", "rm", "touch", "diff", "cmp",
-    "file", "stat", "du", "df", "date", "true", "false", "test", "[", "basename", "dirname",
-    "realpath", "readlink", "seq", "tee", "nl", "paste", "join", "comm", "column", "md5sum",
-    "sha1sum", "sha256sum", "gzip", "gunzip", "zcat", "bzip2", "xz", "unzip", "zip", "jq",
-    "whoami", "id", "uname", "hostname", "sleep", "printenv", "which", "type", "cd", "export",
-    "unset", "set", "exit", "return", "shift", "local", "declare", "readonly", ":", "wait",
-    "find", "tree", "less", "more", "od", "hexdump", "base64", "fold", "fmt", "expand", "split",
-    "csplit", "shuf", "tac", "ln", "chmod", "env", "timeout", "nohup", "nice", "time", "xargs",
-    "command", "builtin", "exec", "stdbuf", "yes", "expr", "bc", "numfmt", "iconv", "sync",
-    "eval",  # its static code is parsed and graded like the rest; dynamic code is flagged
-})
-NO_FILES = frozenset({"echo", "printf", "true", "false", "expr", "seq", "sleep", "date", ":",
-                      "export", "unset", "set", "local", "declare", "readonly", "exit", "return",
-                      "yes", "bc", "numfmt", "test", "[", "eval"})
-HARMLESS_DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero",
-                    "/dev/urandom", "/dev/random", "/dev/tty", "/dev/fd/")
-SENSITIVE = re.compile(
-    r"(^|[/~\s'\"=:])\.(ssh|aws|gnupg|kube|docker/config|password-store|netrc|git-credentials|"
-    r"config/gcloud|azure|pgpass|orkas)(\b|/|$)|id_(rsa|dsa|ecdsa|ed25519)\b|/etc/(g?shadow|sudoers)"
-    r"|jupyter/runtime|kernel-[\w-]+\.json|/proc/[^/\s]+/(environ|mem|maps)|\bHISTFILE\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -391,17 +347,6 @@ def _degraded(cmd: Command, prog: str, ctx: Context, g: Grade) -> None:
         _outside(v, ctx, g, f"{prog}")
 
 
-# Read-only git subcommands run no hook; the rest can (hooks, aliases, filters).
-GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "branch", "rev-parse", "ls-files",
-                           "blame", "shortlog", "describe", "tag", "remote", "grep", "reflog"})
-TAR_EXEC = ("--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script",
-            "-F", "--new-volume-script", "--rsh-command", "--rmt-command")
-PROTECTED_SUFFIXES = (".git/config", ".git/hooks", ".bashrc", ".bash_profile", ".profile",
-                      ".zshrc", ".zprofile", ".zshenv", ".envrc", ".bash_login")
-_SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:[\d$]+|/[^/]*/)?(?:,(?:[\d$]+|/[^/]*/))?\s*[eFwWrR]\b"
-                       r"|s(.)(?:(?!\1).|\\.)*\1(?:(?!\1).|\\.)*\1[gpiImM\d]*[ewW]")
-
-
 def _known_variant(prog: str, args: list[str]) -> bool:
     """Programs known only in some uses: read-only git, tar without exec hooks, plain sed."""
     if prog == "git":
@@ -418,5 +363,5 @@ def _runs_code(prog: str, args: list[str], cmd: Command) -> bool:
             return True  # the script is in a file the grader cannot read
         scripts = [a for a in args if not a.startswith("-")][:1]
         scripts += [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
-        return any(_SED_RUNS.search(sc) for sc in scripts)
+        return any(SED_RUNS.search(sc) for sc in scripts)
     return False
