@@ -336,6 +336,8 @@ def _usage(raw: dict[str, Any]) -> Usage:
         input_tokens=raw.get("prompt_tokens") or 0,
         output_tokens=raw.get("completion_tokens") or 0,
         cache_read_tokens=details.get("cached_tokens") or 0,
+        # Billed (1.25x input) from GPT-5.6 on; absent before, and on other servers.
+        cache_write_tokens=details.get("cache_write_tokens") or 0,
     )
 
 

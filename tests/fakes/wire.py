@@ -154,7 +154,9 @@ def openai_events(reply: Reply, model: str, counter: int) -> list[bytes]:
     out.append(chunk({}, finish))
     usage = {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens,
              "total_tokens": reply.input_tokens + reply.output_tokens,
-             "prompt_tokens_details": {"cached_tokens": reply.cache_read, "audio_tokens": 0},
+             "prompt_tokens_details": {"cached_tokens": reply.cache_read, "audio_tokens": 0,
+                                       **({"cache_write_tokens": reply.cache_write}
+                                          if reply.cache_write else {})},
              "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
                                            "accepted_prediction_tokens": 0,
                                            "rejected_prediction_tokens": 0}}

@@ -47,6 +47,7 @@ async def test_streams_text_then_done_with_usage(model_server):
     assert final.message.text == "Hello, world"
     assert final.message.provider == "openai" and final.message.model == "gpt-4o-mini"
     assert final.usage.input_tokens == 50 and final.usage.cache_read_tokens == 32
+    assert final.usage.cache_write_tokens == 0  # not reported by models before GPT-5.6
     assert final.stop_reason == "end_turn"
     sent = model_server.posts()[0]
     assert sent.headers["authorization"] == "Bearer sk-test-key"
@@ -56,6 +57,15 @@ async def test_streams_text_then_done_with_usage(model_server):
     assert body["messages"][0] == {"role": "system", "content": "You are terse."}
     assert body["tools"][0]["function"]["name"] == "lookup"
     assert "max_completion_tokens" not in body  # no cap: the model's own maximum
+
+
+async def test_cache_writes_are_read_from_the_usage_details(model_server):
+    # GPT-5.6 and later report (and bill) cache writes beside the cached reads.
+    model_server.push(Reply(text="ok", input_tokens=5_000, output_tokens=2, cache_read=1_000,
+                            cache_write=3_000))
+    final = done(await collect(provider(model_server), request()))
+    assert (final.usage.cache_read_tokens, final.usage.cache_write_tokens) == (1_000, 3_000)
+
 
 
 async def test_several_tool_calls_with_fragmented_arguments(model_server):
