@@ -69,9 +69,9 @@ BUILTIN_ENDPOINTS: dict[str, EndpointConfig] = {
     "openrouter": EndpointConfig(base_url="https://openrouter.ai/api/v1", api_key_env="OPENROUTER_API_KEY"),
 }
 BUILTIN_ALIASES = {
-    "sonnet": "anthropic/claude-sonnet-4-5",
-    "opus": "anthropic/claude-opus-4-1",
-    "haiku": "anthropic/claude-haiku-4-5",
+    "sonnet": "anthropic/claude-sonnet-5-5",
+    "opus": "anthropic/claude-opus-5-5",
+    "haiku": "anthropic/claude-haiku-5-5",
 }
 _OPENAI_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt-", "ft:gpt", "text-", "davinci", "babbage")
 _OPTIONS = {

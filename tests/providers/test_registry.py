@@ -10,7 +10,7 @@ from orkas_nb.providers.anthropic_messages import AnthropicProvider
 from orkas_nb.providers.cassette import RecordingProvider, ReplayProvider
 from orkas_nb.providers.catalog import Catalog
 from orkas_nb.providers.openai_chat import OpenAIChatProvider
-from orkas_nb.providers.registry import parse_model_string, resolve_model
+from orkas_nb.providers.registry import BUILTIN_ALIASES, parse_model_string, resolve_model
 from orkas_nb.providers.retry import FailoverProvider, RetryPolicy
 from tests.fakes.model_server import Reply
 
@@ -29,7 +29,9 @@ def _env(monkeypatch):
     ("gpt-4o", ("openai", "gpt-4o")),
     ("o3-mini", ("openai", "o3-mini")),
     ("claude-haiku-4-5-20251001", ("anthropic", "claude-haiku-4-5-20251001")),
-    ("sonnet", ("anthropic", "claude-sonnet-4-5")),
+    ("sonnet", ("anthropic", "claude-sonnet-5-5")),
+    ("opus", ("anthropic", "claude-opus-5-5")),
+    ("haiku", ("anthropic", "claude-haiku-5-5")),
     ("ollama/llama3.2:3b", ("ollama", "llama3.2:3b")),
     ("ollama:qwen2.5", ("ollama", "qwen2.5")),
     ("vllm/meta-llama/Llama-3.1-8B", ("vllm", "meta-llama/Llama-3.1-8B")),
@@ -156,3 +158,10 @@ async def test_replay_and_record_through_model_strings(model_server, tmp_path):
     agent = Agent(f"replay:{cassette}", workspace=tmp_path, default_tools=False)
     assert (await agent.arun("hi")).text == "recorded"
     assert model_server.count("/v1/chat/completions") == 1
+
+
+@pytest.mark.parametrize("alias", sorted(BUILTIN_ALIASES))
+def test_built_in_aliases_name_models_the_catalog_prices(alias):
+    # An alias left on a retired or unknown model would fail, or run with no cost shown.
+    _, model = parse_model_string(BUILTIN_ALIASES[alias])
+    assert Catalog().priced(model) is not None
