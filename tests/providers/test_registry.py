@@ -161,7 +161,12 @@ async def test_replay_and_record_through_model_strings(model_server, tmp_path):
 
 
 @pytest.mark.parametrize("alias", sorted(BUILTIN_ALIASES))
-def test_built_in_aliases_name_models_the_catalog_prices(alias):
-    # An alias left on a retired or unknown model would fail, or run with no cost shown.
+def test_built_in_aliases_name_the_newest_priced_model_of_their_family(alias):
+    # An alias left on an older model runs a retired one sooner or later (claude-opus-4-1 was).
     _, model = parse_model_string(BUILTIN_ALIASES[alias])
-    assert Catalog().priced(model) is not None
+    catalog = Catalog()
+    family = f"claude-{alias}-"
+    versions = {tuple(int(p) for p in name[len(family):].split("-")): name
+                for name in catalog.names()
+                if name.startswith(family) and name[len(family):] and catalog.priced(name)}
+    assert model == versions[max(versions)]
