@@ -212,8 +212,10 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
 
 def _cost_source(provider: Any) -> Any:
     """``(model, usage) -> USD or None`` at the catalog's list prices, with the overrides of the
-    provider's own catalog (under a retry or recording wrapper) when it has one."""
-    from ..providers.catalog import Catalog
+    provider's own catalog (under a retry or recording wrapper) when it has one. The views pass
+    the run's running total; it is priced response by response, since a long-prompt price tier
+    belongs to one request, not to the total."""
+    from ..providers.catalog import Catalog, RunningCost
 
     found = provider
     for _ in range(4):  # RecordingProvider.inner -> FailoverProvider.candidates[0] -> the client
@@ -224,7 +226,7 @@ def _cost_source(provider: Any) -> Any:
     catalog = getattr(found, "catalog", None)
     if not isinstance(catalog, Catalog):
         catalog = Catalog()
-    return lambda model, usage: catalog.cost(usage, model)
+    return RunningCost(catalog)
 
 
 def _relative(path: Any, root: Any) -> str | None:

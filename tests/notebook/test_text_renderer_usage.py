@@ -67,3 +67,20 @@ def test_without_usage_events_nothing_extra_is_drawn() -> None:
     r.start(RunInfo(agent="a", model="gpt-4o", session="s"))
     r.render(TextDelta(text="hello"))
     assert slot.updates[-1]["text/plain"] == r.text  # an older engine's stream reads as before
+
+
+def test_a_runs_cost_prices_each_response_on_its_own_prompt_length() -> None:
+    # claude-haiku-5-5 costs 5x more on a prompt over 100K tokens; three 60K-token prompts are
+    # three short requests ($0.00625 each), not one 180K-token prompt ($0.09375).
+    from orkas_nb.notebook.prepare import _cost_source  # what %%agent gives the views
+
+    slot = Slot()
+    r = TextRenderer(slot, interval=0.0, cost=_cost_source(None))
+    r.start(RunInfo(agent="a", model="anthropic/claude-haiku-5-5", session="s"))
+    one = Usage(input_tokens=60_000, output_tokens=500)
+    for n in (1, 2, 3):
+        total = Usage(input_tokens=n * one.input_tokens, output_tokens=n * one.output_tokens)
+        r.render(UsageUpdate(usage=total, model_requests=n, model="claude-haiku-5-5"))
+    assert slot.updates[-1]["text/plain"].endswith("180,000 in / 1,500 out tokens · $0.0188]\n")
+    r.finish(RunResult(usage=total, duration_s=1.0, stats=RunStats(model_requests=3)))
+    assert "· $0.0188 ·" in slot.updates[-1]["text/plain"].splitlines()[-1]
