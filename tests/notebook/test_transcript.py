@@ -98,13 +98,14 @@ def test_the_cost_is_recorded_on_the_model_that_answered_and_none_when_unknown()
     from orkas_nb.core.events import UsageUpdate
     from orkas_nb.providers.catalog import cost_of
 
-    usage = Usage(input_tokens=1_000_000, output_tokens=100_000)
+    # Under Sonnet 4.5's 200K long-prompt threshold: $3 in, $15 out per million.
+    usage = Usage(input_tokens=100_000, output_tokens=10_000)
     b = TranscriptBuilder(lambda: [], cost=lambda model, u: cost_of(u, model))
     b.start(RunInfo(model="sonnet", session="s"))  # an alias: the catalog does not know it
     b.render(UsageUpdate(usage=usage, model_requests=1, model="claude-sonnet-4-5-20250929"))
     t = b.build(RunResult(usage=usage))
-    assert t.cost_usd == 3.0 + 1.5 and "$4.5000" in t.to_markdown() and "$4.5000" in t.to_text()
-    assert t.model_dump(mode="json")["cost_usd"] == 4.5
+    assert t.cost_usd == 0.45 and "$0.4500" in t.to_markdown() and "$0.4500" in t.to_text()
+    assert t.model_dump(mode="json")["cost_usd"] == 0.45
     unknown = TranscriptBuilder(lambda: [], cost=lambda model, u: cost_of(u, model))
     unknown.start(RunInfo(model="ollama/llama3.2:3b"))
     t2 = unknown.build(RunResult(usage=usage))
