@@ -35,6 +35,7 @@ _LAZY = {
     "HttpEmbedder": ".embedders",
     "OnnxMiniLM": ".embedders",
     "EmbeddingError": ".embedders",
+    "embedder_from_spec": ".embedder_choice",
     "kb_search_tool": ".tools",
     "memory_tool": ".tools",
     "scan": ".guard",
@@ -87,17 +88,41 @@ def open_knowledge_base(workspace: str | Path, *, embedder: Any = None) -> Knowl
         return kb
 
 
-def knowledge_base_for(workspace: str | Path) -> KnowledgeBase:
+def knowledge_base_for(workspace: str | Path, embedder: str | None = None) -> KnowledgeBase:
     """The workspace's knowledge base with the embedder its vectors were made with.
 
-    A base that holds vectors gets the local MiniLM back (when installed), so queries are
-    embedded the same way; a full-text base stays full text and loads no model.
+    ``embedder`` is a setting of :mod:`.embedder_choice` (``auto``, ``none``, ``local`` or
+    ``ENDPOINT/MODEL``). With ``auto`` (or None) a base that holds vectors gets its own embedder
+    back (the setting it was built with, kept in the base, or the local MiniLM for older bases),
+    so queries are embedded the same way; a full-text base stays full text and loads no model.
+    Another setting switches the base to that embedder (its chunks are re-embedded by the next
+    ``add`` or ``sync``); ``none`` searches full text only, keeping the vectors.
     """
+    from .embedder_choice import AUTO, NONE, embedder_from_spec
+
     kb = open_knowledge_base(workspace)
-    if kb.embedder is None and kb.store.meta("embedder"):
-        embedder = default_embedder()
-        if embedder is not None and embedder.id == kb.store.meta("embedder"):
-            kb = open_knowledge_base(workspace, embedder=embedder)
+    choice = (embedder or AUTO).strip().lower()
+    if choice in (NONE, "off", "false"):
+        kb.embedder = None
+        return kb
+    if choice not in (AUTO, ""):
+        chosen = embedder_from_spec(embedder)
+        if chosen is not None and (kb.embedder is None or kb.embedder.id != chosen.id):
+            kb = open_knowledge_base(workspace, embedder=chosen)
+        if chosen is not None:
+            kb.store.set_meta("embedder_spec", str(embedder).strip())
+        return kb
+    stored_id = kb.store.meta("embedder")
+    if kb.embedder is None and stored_id:
+        from ..core.errors import ConfigError
+
+        stored = kb.store.meta("embedder_spec")
+        try:
+            found = embedder_from_spec(stored) if stored else default_embedder()
+        except ConfigError:  # the server's address or key is gone: full text until it is back
+            found = None
+        if found is not None and found.id == stored_id:
+            kb = open_knowledge_base(workspace, embedder=found)
     return kb
 
 

@@ -106,6 +106,9 @@ class SqliteStore:
         row = self.db.one("SELECT value FROM meta WHERE key = ?", (key,))
         return None if row is None else str(row[0])
 
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
     @property
     def generation(self) -> int:
         return int(self.meta("generation") or 0)

@@ -24,6 +24,7 @@ ENV_VARS: dict[str, tuple[str, str]] = {
     "ORKAS_RENDERER": ("renderer", "auto | text | a registered renderer's name"),
     "ORKAS_TRANSCRIPT": ("transcript", "1/0: keep the static transcript in the cell"),
     "ORKAS_TOP_LEVEL_AWAIT": ("top_level_await", "1/0: run %%agent cells as awaited cells"),
+    "ORKAS_KB_EMBEDDER": ("kb_embedder", "auto | none | local | ENDPOINT/MODEL: the knowledge base's embedder"),
 }
 
 
@@ -78,6 +79,10 @@ class Agent(Configurable):
                                   "insert.").tag(config=True)
     refresh_interval = Float(0.1, help="Seconds between two updates of the live text "
                              "view.").tag(config=True)
+    kb_embedder = Unicode(help="The knowledge base's embedder: 'auto' (the local model when "
+                          "installed), 'none' (full text only), 'local', or an embeddings server "
+                          "as ENDPOINT/MODEL ('ollama/nomic-embed-text', "
+                          "'openai/text-embedding-3-small'). Env: ORKAS_KB_EMBEDDER.").tag(config=True)
 
     @default("model")
     def _model_default(self) -> str:
@@ -115,6 +120,10 @@ class Agent(Configurable):
     @default("top_level_await")
     def _tla_default(self) -> bool:
         return _env_bool("ORKAS_TOP_LEVEL_AWAIT", True)
+
+    @default("kb_embedder")
+    def _kb_embedder_default(self) -> str:
+        return _env("ORKAS_KB_EMBEDDER", "auto") or "auto"
 
     @validate("max_steps")
     def _positive_steps(self, proposal: Any) -> int:

@@ -210,7 +210,7 @@ class AgentMagics(Magics):
     def _cmd_kb(self, args: list[str], rest: str) -> None:
         from .memory_magics import kb_command
 
-        kb_command(Path(self.state.workspace), args, rest)
+        kb_command(Path(self.state.workspace), args, rest, self.state.config.kb_embedder)
 
     def _cmd_memory(self, args: list[str], rest: str) -> None:
         from .memory_magics import memory_command

@@ -15,8 +15,9 @@ MEMORY_USAGE = ("%agent memory on | off | show | add profile|notes TEXT | "
                 "edit profile|notes [- BULLETS] | export FILE | clear [profile|notes]")
 
 
-def kb_command(workspace: Path, args: list[str], rest: str) -> None:
+def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "auto") -> None:
     from .. import memory
+    from ..core.errors import ConfigError
 
     if not args:
         raise UsageError(f"a kb subcommand is needed; usage: {KB_USAGE}")
@@ -24,11 +25,14 @@ def kb_command(workspace: Path, args: list[str], rest: str) -> None:
     if verb == "add":
         if not operand:
             raise UsageError(f"%agent kb add needs a file or folder; usage: {KB_USAGE}")
-        kb = memory.knowledge_base_for(workspace)
-        if kb.embedder is None:  # vectors whenever the local model is installed
-            embedder = memory.default_embedder()
-            if embedder is not None:
-                kb = memory.open_knowledge_base(workspace, embedder=embedder)
+        try:
+            kb = memory.knowledge_base_for(workspace, embedder)
+        except ConfigError as exc:
+            raise UsageError(f"Agent.kb_embedder: {exc}") from None
+        if kb.embedder is None and embedder.strip().lower() in ("auto", ""):
+            found = memory.default_embedder()  # vectors whenever the local model is installed
+            if found is not None:
+                kb = memory.open_knowledge_base(workspace, embedder=found)
         try:
             report = kb.add(operand)
         except FileNotFoundError as exc:
@@ -36,7 +40,7 @@ def kb_command(workspace: Path, args: list[str], rest: str) -> None:
         print(report.summary())
         print(_engine_line(kb))
     elif verb == "list":
-        kb = _existing(workspace)
+        kb = _existing(workspace, embedder)
         rows = kb.sources()
         if not rows:
             print("the knowledge base has no sources; add some with %agent kb add PATH")
@@ -46,29 +50,33 @@ def kb_command(workspace: Path, args: list[str], rest: str) -> None:
         if not operand:
             raise UsageError(f"%agent kb remove needs a source path; usage: {KB_USAGE}")
         try:
-            print(_existing(workspace).remove(operand).summary())
+            print(_existing(workspace, embedder).remove(operand).summary())
         except KeyError:
             raise UsageError(f"{operand!r} is not a source of the knowledge base; see %agent kb list") from None
     elif verb == "sync":
-        print(_existing(workspace).sync().summary())
+        print(_existing(workspace, embedder).sync().summary())
     elif verb == "search":
         if not operand:
             raise UsageError(f"%agent kb search needs a query; usage: {KB_USAGE}")
-        print(memory.format_hits(_existing(workspace).search(operand, k=5)) or "no match")
+        print(memory.format_hits(_existing(workspace, embedder).search(operand, k=5)) or "no match")
     elif verb == "info":
-        kb = _existing(workspace)
+        kb = _existing(workspace, embedder)
         print(_engine_line(kb))
         print(", ".join(f"{k}: {v}" for k, v in kb.stats().items()))
     else:
         raise UsageError(f"unknown kb subcommand {verb!r}; usage: {KB_USAGE}")
 
 
-def _existing(workspace: Path):  # type: ignore[no-untyped-def]
+def _existing(workspace: Path, embedder: str = "auto"):  # type: ignore[no-untyped-def]
     from .. import memory
+    from ..core.errors import ConfigError
 
     if not memory.has_knowledge_base(workspace):
         raise UsageError(f"{workspace} has no knowledge base yet; start one with %agent kb add PATH")
-    return memory.knowledge_base_for(workspace)
+    try:
+        return memory.knowledge_base_for(workspace, embedder)
+    except ConfigError as exc:
+        raise UsageError(f"Agent.kb_embedder: {exc}") from None
 
 
 def _engine_line(kb) -> str:  # type: ignore[no-untyped-def]

@@ -162,7 +162,8 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
             config=RunConfig(max_steps=config.max_steps, temperature=config.temperature),
             services=services,
             # The workspace's switches decide memory and the knowledge base; --no-tools: neither.
-            memory=False if opts.no_tools else None, knowledge=False if opts.no_tools else None,
+            memory=False if opts.no_tools else None,
+            knowledge=False if opts.no_tools else _knowledge(state),
         )
     except OrkasError as exc:
         raise NotebookError(str(exc)) from None
@@ -227,6 +228,19 @@ def _cost_source(provider: Any) -> Any:
     if not isinstance(catalog, Catalog):
         catalog = Catalog()
     return RunningCost(catalog)
+
+
+def _knowledge(state: Any) -> Any:
+    """The knowledge base with the embedder ``Agent.kb_embedder`` names (None: the agent's own
+    default, the base's own embedder)."""
+    choice = (state.config.kb_embedder or "auto").strip().lower()
+    if choice == "auto":
+        return None
+    from .. import memory
+
+    if not memory.has_knowledge_base(state.workspace):
+        return None
+    return memory.knowledge_base_for(state.workspace, state.config.kb_embedder)
 
 
 def _relative(path: Any, root: Any) -> str | None:

@@ -36,7 +36,8 @@ from .catalog import Catalog, ModelInfo, ModelOverride
 from .openai_chat import OpenAIChatProvider
 from .retry import Candidate, FailoverProvider, RetryPolicy
 
-__all__ = ["BUILTIN_ENDPOINTS", "EndpointConfig", "ProvidersConfig", "parse_model_string", "resolve_model"]
+__all__ = ["BUILTIN_ENDPOINTS", "EndpointConfig", "ProvidersConfig", "openai_compatible_endpoint",
+           "parse_model_string", "resolve_model"]
 
 OPENAI_URL = "https://api.openai.com/v1"
 ANTHROPIC_URL = "https://api.anthropic.com"
@@ -199,6 +200,24 @@ def _keys(provider: str, options: dict[str, Any], config: ProvidersConfig) -> li
         return [ep.api_key]
     names = [n for n in (ep.api_key_env, f"{provider.upper()}_API_KEY") if n]
     return [key_from_env(*names)]
+
+
+def openai_compatible_endpoint(name: str, **options: Any) -> tuple[str, str | None]:
+    """``(base URL, API key or None)`` of an OpenAI-compatible server by name (``openai`` or a
+    named endpoint), resolved as for models: options, then the environment, then the table.
+    Other parts that speak the same wire (the embeddings client) use it to find the server."""
+    config = _config(options)
+    if name == "openai":
+        base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+        official = base_url.rstrip("/") == OPENAI_URL
+        key = options.get("api_key") or key_from_env("OPENAI_API_KEY", required_for="openai" if official else None)
+        return base_url, key
+    ep = config.endpoints.get(name)
+    if ep is None or ep.kind != "openai":
+        known = ", ".join(["openai", *sorted(n for n, e in config.endpoints.items() if e.kind == "openai")])
+        raise ConfigError(f"{name!r} is not an OpenAI-compatible endpoint (known: {known})")
+    base_url = options.get("base_url") or os.environ.get(f"{name.upper()}_BASE_URL") or ep.base_url
+    return base_url, _keys(name, options, config)[0]
 
 
 def _candidates(model_string: str, options: dict[str, Any], config: ProvidersConfig,

@@ -140,3 +140,54 @@ def test_minilm_missing_files_are_a_config_error(tmp_path) -> None:  # type: ign
         OnnxMiniLM(model_path=tmp_path / "nope.onnx")
     with pytest.raises(ConfigError, match="tokenizer"):
         OnnxMiniLM(tokenizer_path=tmp_path / "nope.json")
+
+
+# -- choosing the embedder by a setting (Agent.kb_embedder) ----------------------------------
+
+
+def test_settings_name_the_embedder(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from orkas_nb.memory.embedder_choice import embedder_from_spec
+
+    assert embedder_from_spec("none") is None
+    monkeypatch.setenv("OLLAMA_BASE_URL", server)
+    ollama = embedder_from_spec("ollama/nomic-embed-text:latest")
+    assert isinstance(ollama, HttpEmbedder)
+    assert (ollama.base_url, ollama.model, ollama.api_key) == (server, "nomic-embed-text:latest", "")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", server)
+    openai = embedder_from_spec("openai/text-embedding-3-small")
+    assert isinstance(openai, HttpEmbedder) and openai.api_key == "sk-test-key"
+    for bad in ("nope/model", "ollama/", "just-a-name"):
+        with pytest.raises(ConfigError):
+            embedder_from_spec(bad)
+
+
+def test_a_base_built_with_a_server_gets_it_back_in_a_new_process(
+        server: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The setting is kept in the base: a later process (a restarted kernel) embeds queries with
+    the same server instead of silently falling back to full text."""
+    from orkas_nb import memory
+
+    monkeypatch.setenv("OLLAMA_BASE_URL", server)
+    (tmp_path / "a.txt").write_text("hello world\n")
+    kb = memory.knowledge_base_for(tmp_path, "ollama/emb-model")
+    assert kb.add("a.txt").embedded == 1
+    kb.close()
+    memory._OPEN.clear()  # what a new process starts with
+    again = memory.knowledge_base_for(tmp_path)  # auto: the base's own embedder
+    assert isinstance(again.embedder, HttpEmbedder) and again.embedder.model == "emb-model"
+    _Handler.requests.clear()
+    assert again.search("hello", mode="vector")[0].path == "a.txt"
+    assert _Handler.requests and _Handler.requests[0]["body"]["input"] == ["hello"]
+    # "none": full text only, and the vectors stay for later
+    assert memory.knowledge_base_for(tmp_path, "none").embedder is None
+    assert again.store.meta("embedder") == "http:" + server + ":emb-model"
+    again.close()
+    memory._OPEN.clear()
+    # the server's address gone from the environment: full text, no error
+    monkeypatch.delenv("OLLAMA_BASE_URL")
+    monkeypatch.setattr("orkas_nb.providers.registry.BUILTIN_ENDPOINTS", {})
+    fallback = memory.knowledge_base_for(tmp_path)
+    assert fallback.embedder is None and fallback.search("hello")[0].path == "a.txt"
+    fallback.close()
+    memory._OPEN.clear()

