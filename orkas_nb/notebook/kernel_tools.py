@@ -178,14 +178,21 @@ def _preview_body(value: Any) -> str:
 
 
 class _Tee(io.TextIOBase):
-    """Writes to the cell (the kernel's stream) and keeps a copy for the model."""
+    """Writes to the cell (the kernel's stream) and keeps a copy for the model.
+
+    Only what the code's own thread writes is copied: while the code runs, the kernel's other
+    threads (logging, comm handling) may write to the same process-wide stream, and that is
+    not the code's output (nor the same from one run to the next, which would break replays).
+    """
 
     def __init__(self, target: Any) -> None:
         self.target = target
         self.copy = io.StringIO()
+        self._thread = threading.get_ident()
 
     def write(self, text: str) -> int:
-        self.copy.write(text)
+        if threading.get_ident() == self._thread:
+            self.copy.write(text)
         return self.target.write(text)
 
     def flush(self) -> None:

@@ -110,6 +110,26 @@ def test_run_python_captures_output_errors_and_shows_displays(tools_kernel: Widg
     tools_kernel.run("assert awaited == 5")
 
 
+def test_run_python_keeps_other_threads_output_out_of_the_observation(tools_kernel: WidgetKernel) -> None:
+    """A kernel thread that writes to stderr while the code runs (logging, comm handling) is
+    not the code's output: the model sees only what the code printed (and a replay matches)."""
+    tools_kernel.run(
+        "import threading, sys, time\n"
+        "_noisy = threading.Event()\n"
+        "def _chatter():\n"
+        "    while not _noisy.is_set():\n"
+        "        print('kernel thread chatter', file=sys.stderr)\n"
+        "        time.sleep(0.005)\n"
+        "threading.Thread(target=_chatter, daemon=True).start()")
+    try:
+        code = "import time\nprint('mine')\ntime.sleep(0.3)\nprint('also mine')"
+        tools_kernel.run(f"_r = await use(KT, 'run_python', code={code!r})")
+    finally:
+        tools_kernel.run("_noisy.set(); time.sleep(0.05)")
+    r = result_of(tools_kernel, "asyncio.sleep(0, _r)")
+    assert r["text"] == "stdout:\nmine\nalso mine\n", r["text"]
+
+
 def test_propose_cell_sets_the_next_input_and_tells_the_model_when(tools_kernel: WidgetKernel) -> None:
     ex = tools_kernel.run("_r = await use(KT, 'propose_cell', code='df.describe()')")
     payloads = ex.reply["content"]["payload"]
