@@ -99,12 +99,18 @@ class _Message(BaseModel):
     id: str = Field(default_factory=lambda: new_id("msg"))
     created_at: float = Field(default_factory=time.time)
     # Per-message cache of encodings (wire formats, the session line). Never serialised.
-    _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
+    # Created on first use: a private default_factory makes pydantic inspect the factory's
+    # signature on every instantiation (~30 us a message, more than validating it).
+    _cache: dict[str, Any] | None = PrivateAttr(default=None)
 
     @property
     def wire_cache(self) -> dict[str, Any]:
         # Straight to the private dict: pydantic's attribute hook costs ~30x on this hot path.
-        return self.__pydantic_private__["_cache"]  # type: ignore[index]
+        private = self.__pydantic_private__
+        cache = private["_cache"]  # type: ignore[index]
+        if cache is None:
+            cache = private["_cache"] = {}  # type: ignore[index]
+        return cache
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Any:
         # A copy is a different message: it must not inherit (possibly stale) encodings.
