@@ -292,9 +292,17 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec]:
         """Specs in a stable order; cached, so requests stay byte-identical (prompt caching)."""
         if self._specs is None:
-            self._specs = [
-                ToolSpec(name=t.name, description=t.description, input_schema=t.input_schema)
-                for t in self._tools.values()
-            ]
+            specs = []
+            for t in self._tools.values():
+                spec = ToolSpec(name=t.name, description=t.description, input_schema=t.input_schema)
+                if isinstance(t.input_schema, dict):
+                    # Validation copied the schema; keep the tool's own dict, which every agent
+                    # built from the same function shares, so per-schema caches (token
+                    # estimates, wire JSON) hit across agents instead of missing per agent.
+                    spec = ToolSpec.model_construct(
+                        name=spec.name, description=spec.description, input_schema=t.input_schema
+                    )
+                specs.append(spec)
+            self._specs = specs
         return self._specs
 

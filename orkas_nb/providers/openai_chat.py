@@ -116,6 +116,24 @@ def _wire(message: Message) -> dict[str, Any]:
     return {"role": "user", "content": _user_content(message.content)}
 
 
+# A tool's wire JSON by (name, description, schema object): agents are built often (one per
+# notebook cell) from the same tool functions, whose schema dicts are shared; holding the
+# schema keeps its id from being reused while it keys the cache.
+_TOOL_JSON: dict[tuple[str, str, int], tuple[Any, str]] = {}
+
+
+def _tool_json(spec: ToolSpec) -> str:
+    key = (spec.name, spec.description, id(spec.input_schema))
+    hit = _TOOL_JSON.get(key)
+    if hit is None or hit[0] is not spec.input_schema:
+        if len(_TOOL_JSON) > 4096:
+            _TOOL_JSON.clear()
+        hit = _TOOL_JSON[key] = (spec.input_schema, _dumps(
+            {"type": "function",
+             "function": {"name": spec.name, "description": spec.description, "parameters": spec.input_schema}}))
+    return hit[1]
+
+
 def encode_message(message: Message) -> str:
     """The message's wire JSON, computed once per (immutable) message."""
     cache = message.wire_cache
@@ -182,11 +200,7 @@ class OpenAIChatProvider(HttpProvider):
         if key != self._tools_key:
             self._tools_ref = tools  # keeps the ids valid while they key the cache
             self._tools_key = key
-            self._tools_json = _dumps([
-                {"type": "function",
-                 "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
-                for t in tools
-            ])
+            self._tools_json = "[" + ",".join(map(_tool_json, tools)) + "]"
         return self._tools_json
 
     def _system(self, text: str) -> str:
