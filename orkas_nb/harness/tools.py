@@ -292,17 +292,29 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec]:
         """Specs in a stable order; cached, so requests stay byte-identical (prompt caching)."""
         if self._specs is None:
-            specs = []
-            for t in self._tools.values():
-                spec = ToolSpec(name=t.name, description=t.description, input_schema=t.input_schema)
-                if isinstance(t.input_schema, dict):
-                    # Validation copied the schema; keep the tool's own dict, which every agent
-                    # built from the same function shares, so per-schema caches (token
-                    # estimates, wire JSON) hit across agents instead of missing per agent.
-                    spec = ToolSpec.model_construct(
-                        name=spec.name, description=spec.description, input_schema=t.input_schema
-                    )
-                specs.append(spec)
-            self._specs = specs
+            self._specs = [_spec_of(t) for t in self._tools.values()]
         return self._specs
+
+
+# Specs by (name, description, schema object). Agents are built often (one per notebook cell)
+# from the same tool functions, whose schema dicts are shared (``_MODELS``): the same frozen
+# spec object is handed to each, so per-spec caches downstream (token estimates, a provider's
+# wire JSON) hit across agents. Holding the schema keeps its id from being reused.
+_SPECS: dict[tuple[str, str, int], tuple[Any, ToolSpec]] = {}
+
+
+def _spec_of(t: Tool) -> ToolSpec:
+    key = (t.name, t.description, id(t.input_schema))
+    hit = _SPECS.get(key) if isinstance(t.name, str) and isinstance(t.description, str) else None
+    if hit is not None and hit[0] is t.input_schema:
+        return hit[1]
+    spec = ToolSpec(name=t.name, description=t.description, input_schema=t.input_schema)
+    if isinstance(t.input_schema, dict):
+        # Validation copied the schema; keep the tool's own dict (shared, see above).
+        spec = ToolSpec.model_construct(name=spec.name, description=spec.description,
+                                        input_schema=t.input_schema)
+        if len(_SPECS) > 4096:
+            _SPECS.clear()
+        _SPECS[key] = (t.input_schema, spec)
+    return spec
 
