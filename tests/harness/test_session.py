@@ -171,3 +171,45 @@ def test_every_line_is_one_json_message(tmp_path: Path) -> None:
     lines = path.read_bytes().split(b"\n")
     assert len(lines) == 2 and lines[1] == b""
     assert json.loads(lines[0])["role"] == "user"
+
+
+def test_an_unsynced_append_is_written_at_once_and_synced_by_the_next_append_or_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.jsonl"
+    log: list[str] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr("orkas_nb.harness.session.os.fsync", lambda fd: (log.append("fsync"), real_fsync(fd)))
+    s = JsonlSession(path)
+    s.append(user_message("one"))
+    assert log == ["fsync"]
+    s.append(assistant_calling("a"), sync=False)
+    assert log == ["fsync"]  # not synced yet ...
+    lines = path.read_bytes().splitlines()  # ... but in the file (survives kill -9)
+    assert [json.loads(line)["role"] for line in lines] == ["user", "assistant"]
+    s.append(tool_result(call("t", "a"), "r"))  # one fsync covers both lines
+    assert log == ["fsync", "fsync"]
+    s.append(assistant_calling("b"), sync=False)
+    s.close()  # what is left unsynced is synced on close
+    assert log == ["fsync", "fsync", "fsync"]
+    with JsonlSession(path) as again:
+        assert [m.role for m in again.messages] == ["user", "assistant", "tool", "assistant", "tool"]
+        assert again.messages[-1].status == "interrupted"  # repair closed the open call
+
+
+def test_a_failed_sync_on_close_is_a_state_error_and_releases_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.jsonl"
+    s = JsonlSession(path)
+    s.append(assistant_calling("a"), sync=False)
+
+    def broken(fd: int) -> None:
+        raise OSError(5, "I/O error")
+
+    monkeypatch.setattr("orkas_nb.harness.session.os.fsync", broken)
+    with pytest.raises(StateError, match="could not save"):
+        s.close()
+    monkeypatch.undo()
+    with JsonlSession(path) as again:  # the lock was released: a new writer gets in
+        assert again.messages[0].role == "assistant"
