@@ -48,7 +48,14 @@ from ..core.messages import (
     UserMessage,
     user_message,
 )
-from ..core.tokens import estimate_message, estimate_messages, estimate_request, estimate_text
+from ..core.tokens import (
+    RunningEstimate,
+    estimate_message,
+    estimate_messages,
+    estimate_request,
+    estimate_text,
+    estimate_tools,
+)
 from ..providers.base import ModelRequest, capabilities_of
 from .repair import pairing_problems
 
@@ -192,6 +199,10 @@ class Compactor:
         # Provider tokens per estimated token, learnt from real counts: the estimator is
         # calibrated on o200k, while the window is counted in the provider's own tokens.
         self.scale = 1.0
+        # Estimated every step: keep what does not change (the system prompt's estimate, the
+        # history's sums up to the last step) so a step costs what it added, not O(history).
+        self._history = RunningEstimate()
+        self._system: tuple[str, int] = ("", 0)
 
     # -- measuring --------------------------------------------------------------------------
 
@@ -203,7 +214,9 @@ class Compactor:
 
     def _full_estimate(self, turn: TurnState, history: Sequence[Message]) -> int:
         request = turn.runner.build_request(list(history))
-        return estimate_request(request.system, request.messages, request.tools)
+        if request.system != self._system[0]:
+            self._system = (request.system, estimate_text(request.system))
+        return self._system[1] + estimate_tools(request.tools) + self._history.total(request.messages)
 
     def estimate(self, turn: TurnState, messages: Sequence[Message] | None = None) -> int:
         """Tokens of the next request: the last real count plus what was added since, or a

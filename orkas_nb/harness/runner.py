@@ -64,7 +64,7 @@ from .dispatch import batches, normalise_call_ids, plan_calls, run_batch
 from .loop_guard import LoopGuard
 from .repair import interrupted_result, open_calls
 from .session import InMemorySession, Session, accepts_unsynced
-from .tool_images import move_tool_images
+from .tool_images import ImageMover
 from .tools import ToolContext, ToolRegistry
 
 from .turn import ContextPolicy, RunConfig, TurnState, _Emitter
@@ -109,6 +109,7 @@ class Runner:
         self._steer_lock = threading.Lock()
         self._accepting_steers = False
         self._running = False
+        self._images = ImageMover()
 
     # -- public -------------------------------------------------------------------------------
 
@@ -225,7 +226,7 @@ class Runner:
     def build_request(self, messages: list[Message]) -> ModelRequest:
         """The main-turn request for ``messages`` (the context policy estimates the same)."""
         if not capabilities_of(self.provider, self.model).images_in_tool_results:
-            messages = move_tool_images(messages)
+            messages = self._images.move(messages)
         # Built unvalidated: every field is already typed, and validating the history would
         # cost O(N) per request.
         return ModelRequest.model_construct(

@@ -10,6 +10,7 @@ objects and the provider's per-message wire cache keeps working.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 from ..core.messages import ImageBlock, Message, TextBlock, ToolResultMessage, UserMessage
@@ -63,3 +64,26 @@ def move_tool_images(messages: Sequence[Message]) -> list[Message]:
             out.append(m)
     out.extend(pending)
     return out
+
+
+class ImageMover:
+    """``move_tool_images`` for one runner, checking only the messages added since last time.
+
+    Most histories carry no tool images; finding that out costs a look at every message, on
+    every request. The history grows by appends, so the last one is kept and, while it is
+    still a prefix (by object identity), only the new messages are looked at.
+    """
+
+    def __init__(self) -> None:
+        self._seen: list[Message] = []
+        self._found = False
+
+    def move(self, messages: Sequence[Message]) -> list[Message]:
+        seen = self._seen
+        if len(seen) <= len(messages) and all(map(operator.is_, seen, messages)):
+            found = self._found or any(_has_images(m) for m in messages[len(seen):])
+        else:
+            found = any(_has_images(m) for m in messages)
+        self._seen = list(messages)
+        self._found = found
+        return move_tool_images(messages) if found else list(messages)

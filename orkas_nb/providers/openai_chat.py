@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -249,9 +250,10 @@ class OpenAIChatProvider(HttpProvider):
         """
         prev = self._prev_messages
         n = min(len(prev), len(messages))
-        k = 0
-        while k < n and messages[k] is prev[k]:
-            k += 1
+        if all(map(operator.is_, prev, messages)):  # the usual case, checked at C speed
+            k = n
+        else:
+            k = next(i for i in range(n) if messages[i] is not prev[i])
         if k == len(prev) and k:
             joined = self._prev_joined
         else:

@@ -176,3 +176,17 @@ def test_each_script_lands_in_its_class(char: str, klass: str) -> None:
     assert f[klass] == 3
     others = {k: v for k, v in f.items() if k in tokens._NO_NON_ASCII and k != klass}
     assert all(v == 0 for v in others.values()), others
+
+
+def test_a_running_estimate_equals_the_plain_sum_through_appends_prefixes_and_rewrites() -> None:
+    from orkas_nb.core.tokens import RunningEstimate, estimate_messages
+
+    history = [user_message(f"message {i} " * (i + 1)) for i in range(6)]
+    running = RunningEstimate()
+    for cut in (3, 6, 2, 6):  # grow, shrink to a prefix, grow again
+        assert running.total(history[:cut]) == estimate_messages(history[:cut])
+    rewritten = [user_message("a summary of the first four"), *history[4:]]  # compaction
+    assert running.total(rewritten) == estimate_messages(rewritten)
+    changed = [*history[:2], user_message("another third message, longer " * 9), *history[3:]]
+    assert running.total(changed) == estimate_messages(changed)  # differs in the middle
+    assert running.total([]) == 0

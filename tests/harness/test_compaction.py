@@ -671,3 +671,17 @@ async def test_tool_images_reach_a_text_only_wire_as_a_user_message(openai_over_
     assert "image" not in json.dumps(tool_msg["content"]).replace("image(s) follow", "")
     assert carrier["role"] == "user"
     assert carrier["content"][-1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def test_the_image_mover_sees_images_that_arrive_later_and_that_a_rewrite_removes() -> None:
+    from orkas_nb.harness.tool_images import ImageMover, move_tool_images
+
+    plain = [user_message("hi"), AssistantMessage(content=[call("snap", "s1")]),
+             ToolResultMessage(tool_call_id="s1", name="snap", content=[TextBlock(text="none")])]
+    with_image = ToolResultMessage(tool_call_id="s2", name="snap",
+                                   content=[ImageBlock(data=PNG_1x1, width=1, height=1)])
+    grown = [*plain, AssistantMessage(content=[call("snap", "s2")]), with_image]
+    mover = ImageMover()
+    assert mover.move(plain) == plain
+    assert mover.move(grown) == move_tool_images(grown) != grown  # found among the new ones
+    assert mover.move(grown[:3]) == plain  # a history without the image again (rewrite)
