@@ -209,6 +209,9 @@ class Catalog:
     def __init__(self, overrides: Mapping[str, ModelInfo | ModelOverride | Mapping[str, Any]] | None = None
                  ) -> None:
         self._models = dict(DEFAULT_MODELS)
+        # Name -> matched key: the runner asks for the window on every request, and a match
+        # scans the whole table. Cleared by ``set``.
+        self._matches: dict[str, str | None] = {}
         for name, info in (overrides or {}).items():
             self.set(name, info)
 
@@ -216,17 +219,22 @@ class Catalog:
         """Record ``model``'s entry; a partial one (no window, say) keeps the known fields."""
         if isinstance(info, ModelInfo):
             self._models[model] = info
-            return
-        given = info.model_dump(exclude_unset=True) if isinstance(info, ModelOverride) else dict(info)
-        base = self._models.get(model) or self.known(model) or FALLBACK
-        self._models[model] = ModelInfo.model_validate({**base.model_dump(), **given})
+        else:
+            given = info.model_dump(exclude_unset=True) if isinstance(info, ModelOverride) else dict(info)
+            base = self._models.get(model) or self.known(model) or FALLBACK
+            self._models[model] = ModelInfo.model_validate({**base.model_dump(), **given})
+        self._matches.clear()
 
     def _match(self, model: str) -> str | None:
+        if model in self._matches:
+            return self._matches[model]
         name = model.rsplit("/", 1)[-1]
         best: str | None = None
         for key in self._models:
             if name.startswith(key) and (best is None or len(key) > len(best)):
                 best = key
+        if len(self._matches) < 1024:
+            self._matches[model] = best
         return best
 
     def known(self, model: str) -> ModelInfo | None:

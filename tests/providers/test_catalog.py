@@ -204,3 +204,11 @@ def test_a_tier_can_be_overridden_dropped_or_added_through_config() -> None:
 def test_a_bad_tier_is_refused_clearly(tier: object, field: str) -> None:
     with pytest.raises(ValueError, match=field):
         Catalog({"gpt-6.2-sol": {"long_prompt": tier}})
+def test_a_lookup_sees_an_entry_set_after_it() -> None:
+    catalog = Catalog()
+    before = catalog.get("acme-large-2").context_window
+    assert catalog.get("acme-large-2").context_window == before  # a repeated (cached) lookup
+    catalog.set("acme-large", {"context_window": 12_345})
+    assert catalog.get("acme-large-2").context_window == 12_345  # the longer prefix now matches
+    catalog.set("acme-large-2", {"max_output": 100})  # partial: keeps the prefix's window
+    assert catalog.get("acme-large-2").context_window == 12_345
