@@ -288,6 +288,42 @@ def estimate_messages(messages: Iterable[Any]) -> int:
     return sum(estimate_message(m) for m in messages)
 
 
+# No character adds more than the sum of the weights (each feature counts a character at most
+# once), so a text's estimate is at most this many tokens per character.
+MAX_TOKENS_PER_CHAR = math.ceil(sum(w for w in WEIGHTS.values() if w > 0) + max(BIAS, 0.0))
+
+
+def _text_bound(text: str | None) -> int:
+    return MAX_TOKENS_PER_CHAR * len(text) if text else 0
+
+
+def estimate_bound(messages: Iterable[Any]) -> int | None:
+    """An upper bound of ``estimate_messages(messages)`` from lengths alone, without running
+    the estimator (a message already estimated counts exactly); None when a message holds an
+    image, whose estimate does not follow from its length."""
+    total = 0
+    for m in messages:
+        hit = m.wire_cache.get(_CACHE_KEY) if hasattr(m, "wire_cache") else None
+        if hit is not None:
+            total += hit
+            continue
+        total += MESSAGE_OVERHEAD
+        if getattr(m, "role", None) == "tool":
+            total += _text_bound(m.tool_call_id)
+        for b in m.content:
+            kind = getattr(b, "type", None)
+            if kind == "image":
+                return None
+            if kind in ("text", "summary", "thinking"):
+                total += _text_bound(b.text) + (len(b.signature or "") // 4 if kind == "thinking" else 0)
+            elif kind == "tool_call":
+                args = b.raw_arguments
+                if args is None:
+                    args = json.dumps(b.arguments, ensure_ascii=False, separators=(",", ":"))
+                total += CALL_OVERHEAD + _text_bound(b.name) + _text_bound(args) + _text_bound(b.id)
+    return total
+
+
 class RunningEstimate:
     """``estimate_messages`` of a history that grows by appends, without re-summing it.
 

@@ -50,6 +50,7 @@ from ..core.messages import (
 )
 from ..core.tokens import (
     RunningEstimate,
+    estimate_bound,
     estimate_message,
     estimate_messages,
     estimate_request,
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
     from .turn import TurnState
 
 DEFAULT_WINDOW = 128_000
+MAX_SCALE = 3.0  # the most provider tokens per estimated token the compactor will believe
 
 SUMMARY_SYSTEM = """\
 You compress the earlier part of an agent's working session so the agent can continue \
@@ -229,16 +231,30 @@ class Compactor:
                 if history[k].id == anchor:
                     covered = self._full_estimate(turn, history[: k + 1])
                     if covered > 0:
-                        self.scale = min(3.0, max(0.5, turn.last_input_tokens / covered))
+                        self.scale = min(MAX_SCALE, max(0.5, turn.last_input_tokens / covered))
                     added = estimate_messages(history[k + 1 :])
                     return turn.last_input_tokens + math.ceil(self.scale * added)
         return math.ceil(self.scale * self._full_estimate(turn, history))
 
     # -- the hooks --------------------------------------------------------------------------
 
+    def _surely_within(self, turn: TurnState, limit: float) -> bool:
+        """The last real count plus a length bound of what was added since is within ``limit``:
+        no estimate needed (most steps, far from the window, skip the estimator this way)."""
+        anchor = turn.last_input_anchor
+        if not turn.last_input_tokens or anchor is None:
+            return False
+        history = turn.runner.session.messages
+        for k in range(len(history) - 1, -1, -1):
+            if history[k].id == anchor:
+                bound = estimate_bound(history[k + 1:])
+                return bound is not None and turn.last_input_tokens + MAX_SCALE * bound <= limit
+        return False
+
     async def after_tool_batch(self, turn: TurnState) -> AsyncIterator[RunEvent]:
         window = self.window(turn)
-        if self.estimate(turn) <= self.config.threshold * window:
+        limit = self.config.threshold * window
+        if self._surely_within(turn, limit) or self.estimate(turn) <= limit:
             return
         async for event in self._compact(turn, window, forced=False):
             yield event

@@ -190,3 +190,23 @@ def test_a_running_estimate_equals_the_plain_sum_through_appends_prefixes_and_re
     changed = [*history[:2], user_message("another third message, longer " * 9), *history[3:]]
     assert running.total(changed) == estimate_messages(changed)  # differs in the middle
     assert running.total([]) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.text(min_size=1, max_size=40), st.booleans())
+def test_the_length_bound_is_never_below_the_estimate(text: str, name: str, raw: bool) -> None:
+    from orkas_nb.core.tokens import estimate_bound, estimate_messages
+
+    arguments = {"path": text, name: [1, 2]}
+    messages = [
+        user_message(text or "x"),
+        AssistantMessage(content=[TextBlock(text=text or "y"), ToolCallBlock(
+            id=f"call_{name}", name=name, arguments={} if raw else arguments,
+            raw_arguments=text if raw else None)]),
+        ToolResultMessage(tool_call_id=f"call_{name}", name=name, content=[TextBlock(text=text or "z")]),
+    ]
+    bound = estimate_bound(messages)  # before anything is cached on the messages
+    assert bound is not None and bound >= estimate_messages(messages)
+    assert estimate_bound(messages) == estimate_messages(messages)  # estimated ones count exactly
+    with_image = ToolResultMessage(tool_call_id="c", name="n", content=[ImageBlock(data="AAAA")])
+    assert estimate_bound([*messages, with_image]) is None

@@ -685,3 +685,24 @@ def test_the_image_mover_sees_images_that_arrive_later_and_that_a_rewrite_remove
     assert mover.move(plain) == plain
     assert mover.move(grown) == move_tool_images(grown) != grown  # found among the new ones
     assert mover.move(grown[:3]) == plain  # a history without the image again (rewrite)
+
+
+async def test_a_step_far_from_the_window_skips_the_estimator_and_one_near_it_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    history = _previous_turns(2)
+    turn, _ = _turn_for(history, window=100_000, threshold=0.8)
+    compactor = turn.runner.context
+    estimates: list[int] = []
+    real_estimate = compactor.estimate
+    monkeypatch.setattr(compactor, "estimate", lambda t, m=None: estimates.append(1) or real_estimate(t, m))
+    turn.last_input_anchor = history[-3].id  # the real count covered up to there; 2 messages added
+    turn.last_input_tokens = 1_000
+    assert [e async for e in compactor.after_tool_batch(turn)] == []
+    assert estimates == []  # 1,000 + 3 x (a bound of two short messages) is far below 80,000
+    turn.last_input_tokens = 79_000  # the bound no longer proves it: estimate, then decide
+    assert [e async for e in compactor.after_tool_batch(turn)] == []
+    assert estimates == [1]
+    turn.last_input_tokens = None  # no real count (a new turn): always the estimator
+    assert [e async for e in compactor.after_tool_batch(turn)] == []
+    assert estimates == [1, 1]
