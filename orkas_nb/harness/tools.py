@@ -142,6 +142,7 @@ class FunctionTool:
         thread: bool = True,
     ) -> None:
         self.fn = fn
+        self._is_async = inspect.iscoroutinefunction(fn)  # asked once, not on every call
         # A sync function runs in a worker thread so it cannot block Stop or other tools;
         # thread=False keeps it on the loop (for code that must run on the main thread).
         self.thread = thread
@@ -166,7 +167,7 @@ class FunctionTool:
         kwargs = dict(arguments)
         if self._ctx_param:
             kwargs[self._ctx_param] = ctx
-        if inspect.iscoroutinefunction(self.fn):
+        if self._is_async:
             value = await self.fn(**kwargs)
         elif self.thread:
             value = await asyncio.to_thread(self.fn, **kwargs)
