@@ -11,15 +11,16 @@ Messages are immutable, which lets a provider cache a message's wire encoding on
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
 def new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+    # 80 random bits, as 20 hex digits; os.urandom directly is ~4x cheaper than uuid4().hex.
+    return f"{prefix}_{os.urandom(10).hex()}"
 
 
 class _Block(BaseModel):
