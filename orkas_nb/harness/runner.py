@@ -63,7 +63,7 @@ from .compaction import CompactionConfig, Compactor
 from .dispatch import batches, normalise_call_ids, plan_calls, run_batch
 from .loop_guard import LoopGuard
 from .repair import interrupted_result, open_calls
-from .session import InMemorySession, Session, append_unsynced, sync_pending
+from .session import InMemorySession, Session, accepts_unsynced
 from .tool_images import ImageMover
 from .tools import ToolContext, ToolRegistry
 
@@ -186,10 +186,6 @@ class Runner:
             error = ErrorInfo(kind=type(exc).__name__, message=str(exc), action="surface")
             self._close_interrupted(turn, f"the run failed: {type(exc).__name__}")
         self._fold_steers(emit, last=True, force=True)  # steers that missed a boundary: kept
-        try:
-            sync_pending(self.session)  # done means saved: a prompt or call written unsynced
-        except StateError as exc:
-            stop_reason, error = "error", error or exc.info()
         result = RunResult(
             text=turn.text,
             stop_reason=stop_reason,  # type: ignore[arg-type]
@@ -247,8 +243,7 @@ class Runner:
 
     async def _turn(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> str:
         message = prompt if isinstance(prompt, UserMessage) else user_message(prompt)
-        # Once, before any provider call (SPEC §6); durable with the first answer (session.py).
-        append_unsynced(self.session, message)
+        self.session.append(message)  # once, before any provider call (SPEC §6)
         if self.context is not None:  # earlier turns plus this prompt may already be past it
             async for event in self.context.after_tool_batch(turn):
                 emit.forward(event)
@@ -325,8 +320,8 @@ class Runner:
             })
         answer, id_problems = normalise_call_ids(answer)
         turn.partial_text = ""
-        if answer.tool_calls:
-            append_unsynced(self.session, answer)  # durable with its first result (session.py)
+        if answer.tool_calls and accepts_unsynced(self.session):
+            self.session.append(answer, sync=False)  # durable with its first result (session.py)
         else:
             self.session.append(answer)
         turn.usage = turn.usage + final.usage

@@ -6,11 +6,9 @@ File format: one message a line, UTF-8 JSON, ``\\n``-terminated. Guarantees:
   ``fsync``s before returning; a line is on disk, or the torn tail is cut at the next open.
   ``append(m, sync=False)`` stops after the ``write`` (the line is in the kernel: it survives
   kill -9, not a power cut) and leaves the ``fsync`` to the next synced append, which covers
-  every earlier line of the file; ``sync()`` and ``close`` sync what is left. The runner
-  writes the prompt and an assistant message with tool calls this way: each is durable with
-  the next saved message (the first answer; the first result), before any completion is
-  announced, for one ``fsync`` per step instead of two. An ``fsync`` costs ~0.1 ms of CPU here
-  plus the cost of the process being put to sleep for ~2-3 ms (caches cold when it wakes).
+  every earlier line of the file; ``close`` syncs what is left. The runner uses it for an
+  assistant message with tool calls: the step (the calls and their results) is durable before
+  any result is announced, for one ``fsync`` instead of two (~0.1 ms of CPU each here).
 - ``rewrite`` (compaction, clear) goes through a temp file, ``fsync``, ``rename``, and an
   ``fsync`` of the folder: a crash leaves the old file or the new one, never a mix.
 - One writer per file: an advisory ``flock`` on ``<file>.lock``; a second writer gets
@@ -108,9 +106,6 @@ class InMemorySession:
     def rewrite(self, messages: Sequence[Message]) -> None:
         self._messages = list(messages)
 
-    def sync(self) -> None:
-        pass
-
     def close(self) -> None:
         pass
 
@@ -190,11 +185,8 @@ class JsonlSession:
                 f"session {self.path.name!r} is open for writing in another process "
                 f"(pid {holder}); close it there, or open it read-only"
             ) from None
-        holder = str(os.getpid()).encode()
-        # Written then cut to length: truncating to 0 first makes ext4 flush the file when it
-        # is closed (its guard for replace-by-truncate), ~10-30 us at every close.
-        os.pwrite(fd, holder, 0)
-        os.ftruncate(fd, len(holder))
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
         self._lock_fd = fd
 
     # -- the contract ------------------------------------------------------------------------
@@ -220,15 +212,6 @@ class JsonlSession:
         except OSError as exc:
             raise StateError(f"could not save to session {self.path.name!r}: {exc}") from exc
         self._messages.append(message)
-
-    def sync(self) -> None:
-        """Make lines written with ``sync=False`` durable (a no-op when there are none)."""
-        if self._fd is not None and self._unsynced and self.durable:
-            try:
-                os.fsync(self._fd)
-            except OSError as exc:
-                raise StateError(f"could not save to session {self.path.name!r}: {exc}") from exc
-            self._unsynced = False
 
     def rewrite(self, messages: Sequence[Message]) -> None:
         if self._fd is None:
@@ -286,7 +269,7 @@ _UNSYNCED_OK: dict[type, bool] = {}
 
 
 def accepts_unsynced(session: object) -> bool:
-    """Whether the session has ``append(m, sync=False)`` and ``sync()`` (custom ones may not)."""
+    """Whether ``session.append`` takes ``sync=False`` (custom sessions may not)."""
     kind = type(session)
     ok = _UNSYNCED_OK.get(kind)
     if ok is None:
@@ -294,23 +277,8 @@ def accepts_unsynced(session: object) -> bool:
             ok = "sync" in inspect.signature(kind.append).parameters  # type: ignore[attr-defined]
         except (AttributeError, TypeError, ValueError):
             ok = False
-        ok = ok and callable(getattr(kind, "sync", None))
         _UNSYNCED_OK[kind] = ok
     return ok
-
-
-def append_unsynced(session: Session, message: Message) -> None:
-    """Append without waiting for the disk where the session allows it (see the module doc)."""
-    if accepts_unsynced(session):
-        session.append(message, sync=False)  # type: ignore[call-arg]
-    else:
-        session.append(message)
-
-
-def sync_pending(session: Session) -> None:
-    """Make lines written with ``sync=False`` durable now (the end of a failed turn)."""
-    if accepts_unsynced(session):
-        session.sync()  # type: ignore[attr-defined]
 
 
 def session_path(workspace: str | os.PathLike[str], name: str) -> Path:

@@ -388,9 +388,8 @@ async def test_usage_events_carry_the_growing_turn_total_before_done() -> None:
 async def test_a_tool_step_costs_one_fsync_and_is_durable_before_its_result_is_announced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The prompt and an assistant message with calls are written (kill -9 safe) at once and
-    made durable by the next saved message's fsync: the call is on file before the tool runs
-    and durable before ``tool_end``; a final answer is synced."""
+    """The assistant message with calls is written (kill -9 safe) before the tool runs and made
+    durable by the fsync of its first result, before ``tool_end``; a final answer is synced."""
     import os
 
     log: list[str] = []
@@ -414,32 +413,9 @@ async def test_a_tool_step_costs_one_fsync_and_is_durable_before_its_result_is_a
             log.append(event.type)
     session.close()
     assert log == [
-        "tool sees ['user', 'assistant']", "fsync", "tool_end",  # prompt, call and result
+        "fsync",  # the prompt, before the first request
+        "tool sees ['user', 'assistant']", "fsync", "tool_end",
         "tool sees ['user', 'assistant', 'tool', 'assistant']", "fsync", "tool_end",
         "fsync",  # the final answer
         "done",
     ]
-
-
-async def test_a_turn_that_fails_before_saving_anything_else_still_syncs_its_prompt(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import os
-
-    from orkas_nb.core.errors import RequestError
-
-    log: list[str] = []
-    real_fsync = os.fsync
-    monkeypatch.setattr("orkas_nb.harness.session.os.fsync", lambda fd: (log.append("fsync"), real_fsync(fd)))
-
-    def refuse(request):  # type: ignore[no-untyped-def]
-        raise RequestError("bad request", status=400, provider="scripted")
-
-    session = JsonlSession(tmp_path / "s.jsonl")
-    runner = Runner(ScriptedModel(refuse), "m", session=session)
-    async for event in runner.run("go"):
-        log.append(event.type)
-    assert log == ["fsync", "done"]  # the prompt is durable before done, however the turn ended
-    assert event.result.stop_reason == "error"
-    session.close()
-    assert log == ["fsync", "done"]  # nothing was left for close
