@@ -63,7 +63,7 @@ from .compaction import CompactionConfig, Compactor
 from .dispatch import batches, normalise_call_ids, plan_calls, run_batch
 from .loop_guard import LoopGuard
 from .repair import interrupted_result, open_calls
-from .session import InMemorySession, Session, accepts_unsynced
+from .session import InMemorySession, Session
 from .tool_images import ImageMover
 from .tools import ToolContext, ToolRegistry
 
@@ -320,10 +320,7 @@ class Runner:
             })
         answer, id_problems = normalise_call_ids(answer)
         turn.partial_text = ""
-        if answer.tool_calls and accepts_unsynced(self.session):
-            self.session.append(answer, sync=False)  # durable with its first result (session.py)
-        else:
-            self.session.append(answer)
+        self.session.append(answer)
         turn.usage = turn.usage + final.usage
         emit(UsageUpdate, usage=turn.usage, model_requests=turn.stats.model_requests, model=answer.model)
         if final.usage.input_tokens:

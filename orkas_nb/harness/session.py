@@ -4,11 +4,6 @@ File format: one message a line, UTF-8 JSON, ``\\n``-terminated. Guarantees:
 
 - ``append`` writes the whole line with one ``write`` on an ``O_APPEND`` descriptor, then
   ``fsync``s before returning; a line is on disk, or the torn tail is cut at the next open.
-  ``append(m, sync=False)`` stops after the ``write`` (the line is in the kernel: it survives
-  kill -9, not a power cut) and leaves the ``fsync`` to the next synced append, which covers
-  every earlier line of the file; ``close`` syncs what is left. The runner uses it for an
-  assistant message with tool calls: the step (the calls and their results) is durable before
-  any result is announced, for one ``fsync`` instead of two (~0.1 ms of CPU each here).
 - ``rewrite`` (compaction, clear) goes through a temp file, ``fsync``, ``rename``, and an
   ``fsync`` of the folder: a crash leaves the old file or the new one, never a mix.
 - One writer per file: an advisory ``flock`` on ``<file>.lock``; a second writer gets
@@ -19,7 +14,6 @@ File format: one message a line, UTF-8 JSON, ``\\n``-terminated. Guarantees:
 from __future__ import annotations
 
 import fcntl
-import inspect
 import json
 import os
 from pathlib import Path
@@ -79,9 +73,7 @@ class Session(Protocol):
     @property
     def messages(self) -> list[Message]: ...
 
-    def append(self, message: Message) -> None:
-        """Save one message; it is durable when this returns. A session may also accept
-        ``sync=False`` (see the module doc); the runner checks the signature before using it."""
+    def append(self, message: Message) -> None: ...
 
     def rewrite(self, messages: Sequence[Message]) -> None: ...
 
@@ -100,7 +92,7 @@ class InMemorySession:
     def messages(self) -> list[Message]:
         return list(self._messages)
 
-    def append(self, message: Message, *, sync: bool = True) -> None:
+    def append(self, message: Message) -> None:
         self._messages.append(message)
 
     def rewrite(self, messages: Sequence[Message]) -> None:
@@ -136,7 +128,6 @@ class JsonlSession:
         self.durable = durable
         self._fd: int | None = None
         self._lock_fd: int | None = None
-        self._unsynced = False  # a line was written with sync=False and not fsync'd since
         self.repair_notes: list[str] = []
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -195,7 +186,7 @@ class JsonlSession:
     def messages(self) -> list[Message]:
         return list(self._messages)
 
-    def append(self, message: Message, *, sync: bool = True) -> None:
+    def append(self, message: Message) -> None:
         if self._fd is None:
             raise StateError(f"session {self.path.name!r} is read-only or closed")
         line = encode_line(message)
@@ -204,11 +195,8 @@ class JsonlSession:
             if written != len(line):  # short write: disk full; cut it so the file stays clean
                 raise OSError(f"short write ({written} of {len(line)} bytes)")
             _hook("append:written")
-            if not sync:
-                self._unsynced = True
-            elif self.durable:
-                os.fsync(self._fd)  # also makes any earlier unsynced line durable
-                self._unsynced = False
+            if self.durable:
+                os.fsync(self._fd)
         except OSError as exc:
             raise StateError(f"could not save to session {self.path.name!r}: {exc}") from exc
         self._messages.append(message)
@@ -220,7 +208,6 @@ class JsonlSession:
             self._write_atomically(messages)
             os.close(self._fd)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-            self._unsynced = False
         except OSError as exc:
             raise StateError(f"could not rewrite session {self.path.name!r}: {exc}") from exc
         self._messages = list(messages)
@@ -238,19 +225,12 @@ class JsonlSession:
         _fsync_dir(self.path.parent)
 
     def close(self) -> None:
-        fd, self._fd = self._fd, None
-        try:
-            if fd is not None and self._unsynced and self.durable:
-                self._unsynced = False
-                os.fsync(fd)  # the last line was written with sync=False
-        except OSError as exc:
-            raise StateError(f"could not save to session {self.path.name!r}: {exc}") from exc
-        finally:
-            if fd is not None:
-                os.close(fd)
-            if self._lock_fd is not None:
-                os.close(self._lock_fd)  # closing releases the flock
-                self._lock_fd = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing releases the flock
+            self._lock_fd = None
 
     def __enter__(self) -> "JsonlSession":
         return self
@@ -263,22 +243,6 @@ class JsonlSession:
             self.close()
         except Exception:
             pass
-
-
-_UNSYNCED_OK: dict[type, bool] = {}
-
-
-def accepts_unsynced(session: object) -> bool:
-    """Whether ``session.append`` takes ``sync=False`` (custom sessions may not)."""
-    kind = type(session)
-    ok = _UNSYNCED_OK.get(kind)
-    if ok is None:
-        try:
-            ok = "sync" in inspect.signature(kind.append).parameters  # type: ignore[attr-defined]
-        except (AttributeError, TypeError, ValueError):
-            ok = False
-        _UNSYNCED_OK[kind] = ok
-    return ok
 
 
 def session_path(workspace: str | os.PathLike[str], name: str) -> Path:

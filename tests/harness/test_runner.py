@@ -383,39 +383,3 @@ async def test_usage_events_carry_the_growing_turn_total_before_done() -> None:
     assert result_of(events).usage == updates[-1].usage
     seqs = [e.seq for e in events]
     assert seqs == sorted(seqs)  # the emitter numbers them like every other event
-
-
-async def test_a_tool_step_costs_one_fsync_and_is_durable_before_its_result_is_announced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The assistant message with calls is written (kill -9 safe) before the tool runs and made
-    durable by the fsync of its first result, before ``tool_end``; a final answer is synced."""
-    import os
-
-    log: list[str] = []
-    real_fsync = os.fsync
-    monkeypatch.setattr("orkas_nb.harness.session.os.fsync", lambda fd: (log.append("fsync"), real_fsync(fd)))
-    path = tmp_path / "s.jsonl"
-
-    @tool
-    def probe(x: int) -> str:
-        """Probe."""
-        lines = path.read_bytes().splitlines()  # the call is on file before the tool runs
-        log.append(f"tool sees {[json.loads(line)['role'] for line in lines]}")
-        return "ok"
-
-    model = ScriptedModel([reply("", call("probe", "c1", x=1)), reply("", call("probe", "c2", x=2)),
-                           reply("done")])
-    session = JsonlSession(path)
-    runner = Runner(model, "m", tools=ToolRegistry([probe]), session=session)
-    async for event in runner.run("go"):
-        if event.type in ("tool_end", "done"):
-            log.append(event.type)
-    session.close()
-    assert log == [
-        "fsync",  # the prompt, before the first request
-        "tool sees ['user', 'assistant']", "fsync", "tool_end",
-        "tool sees ['user', 'assistant', 'tool', 'assistant']", "fsync", "tool_end",
-        "fsync",  # the final answer
-        "done",
-    ]
