@@ -176,8 +176,11 @@ class JsonlSession:
                 f"session {self.path.name!r} is open for writing in another process "
                 f"(pid {holder}); close it there, or open it read-only"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        holder = str(os.getpid()).encode()
+        # Written then cut to length: truncating to 0 first makes ext4 flush the file when it
+        # is closed (its guard for replace-by-truncate), ~10-30 us at every close.
+        os.pwrite(fd, holder, 0)
+        os.ftruncate(fd, len(holder))
         self._lock_fd = fd
 
     # -- the contract ------------------------------------------------------------------------
