@@ -10,7 +10,8 @@ arrive in 4 deltas, then a last step of 20 text deltas. Each client runs in its 
     openai_agents  the OpenAI Agents SDK, Runner.run_streamed over chat completions
 
 Measured per N: client CPU (user+sys, ``time.process_time``) for the whole run divided by the
-model requests it made (median over --repeat runs, after a warm-up run); time to the first
+model requests it made (median over --repeat runs, and at least enough runs for
+MIN_REQUESTS requests, so N = 1 is not judged on six requests; after a warm-up run); time to the first
 text delta of a one-request text answer (median of 10); peak RSS of the client process.
 The third-party frameworks are not project dependencies: install them in a separate
 environment and pass its interpreter with ``--python`` (a framework that cannot be imported
@@ -255,6 +256,9 @@ def _version(name: str) -> str:
         return "?"
 
 
+MIN_REQUESTS = 60
+
+
 async def worker(name: str, url: str, ns: list[int], repeat: int) -> dict[str, Any]:
     run = CLIENTS[name]
     state: dict[str, Any] = {}
@@ -262,7 +266,7 @@ async def worker(name: str, url: str, ns: list[int], repeat: int) -> dict[str, A
     per_n: dict[str, Any] = {}
     for n in ns:
         samples = []
-        for _ in range(repeat):
+        for _ in range(max(repeat, -(-MIN_REQUESTS // (n + 1)))):
             state.pop("t0", None)
             t0 = time.process_time()
             requests, _ = await run(url, f"loop-{n}", state)
