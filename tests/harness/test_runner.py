@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas_nb.core.events import Done, RunResult, ToolEnd, ToolStart, Warning
+from orkas_nb.core.events import Done, RunResult, ToolEnd, Warning
 from orkas_nb.core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from orkas_nb.harness import InMemorySession, JsonlSession, Runner, ToolRegistry, tool
 from orkas_nb.harness.repair import pairing_problems
