@@ -1,6 +1,6 @@
 """Configuration of the notebook adapter: one traitlets Configurable named ``Agent``.
 
-Set it with ``%config Agent.model = "openai/gpt-4o-mini"``, in ``ipython_config.py``
+Set it with ``%config Agent.model = "openai/gpt-5.4-mini"``, in ``ipython_config.py``
 (``c.Agent.model = ...``), or through the environment variables in :data:`ENV_VARS`.
 Precedence: ``%config`` / config files, then the environment, then the default.
 """
@@ -46,7 +46,7 @@ def _env_list(name: str, sep: str) -> list[str]:
 class Agent(Configurable):
     """orkas_nb's %%agent magic (``%config Agent`` lists the options)."""
 
-    model = Unicode(help="Model string, e.g. 'openai/gpt-4o-mini', 'anthropic/claude-sonnet-4-5', "
+    model = Unicode(help="Model string, e.g. 'openai/gpt-5.4-mini', 'anthropic/claude-sonnet-5-5', "
                     "'replay:path/to/cassette.jsonl'. Env: ORKAS_MODEL.").tag(config=True)
     workspace = Unicode(help="The agent's folder; empty means the kernel's working directory at "
                         "load. Env: ORKAS_WORKSPACE.").tag(config=True)
