@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from recording import HERE, record
+from recording import HERE, main
 
 NOTEBOOK = HERE / "01-quickstart.ipynb"
 CASSETTE = "01-quickstart.cassette.jsonl"
@@ -31,12 +31,5 @@ recorder = RecordingProvider(ScriptedModel([
 '''
 
 
-def main() -> int:
-    status = record(NOTEBOOK, CASSETTE, RECORDER, "recorder")
-    if status == 0:
-        print(f"recorded {HERE / CASSETTE}")
-    return status
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(NOTEBOOK, CASSETTE, RECORDER, "recorder"))

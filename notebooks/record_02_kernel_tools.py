@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from recording import HERE, record
+from recording import HERE, main
 
 NOTEBOOK = HERE / "02-kernel-tools-and-approvals.ipynb"
 CASSETTE = "02-kernel-tools-and-approvals.cassette.jsonl"
@@ -57,13 +57,6 @@ _plugins.register_approver("widgets", lambda ctx, view: _Recording(lambda reques
 '''
 
 
-def main() -> int:
-    status = record(NOTEBOOK, CASSETTE, RECORDER, "_recorder", after_model_cell=ANSWERS,
-                    extra_files=(CASSETTE + ".approvals.jsonl",))
-    if status == 0:
-        print(f"recorded {HERE / CASSETTE} and the approvals beside it")
-    return status
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(NOTEBOOK, CASSETTE, RECORDER, "_recorder", after_model_cell=ANSWERS,
+                  extra_files=(CASSETTE + ".approvals.jsonl",)))

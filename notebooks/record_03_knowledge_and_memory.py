@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from recording import HERE, record
+from recording import HERE, main
 
 NOTEBOOK = HERE / "03-knowledge-and-memory.ipynb"
 CASSETTE = "03-knowledge-and-memory.cassette.jsonl"
@@ -40,12 +40,5 @@ del RecordingProvider, ScriptedModel, call, reply
 '''
 
 
-def main() -> int:
-    status = record(NOTEBOOK, CASSETTE, RECORDER, "_recorder")
-    if status == 0:
-        print(f"recorded {HERE / CASSETTE}")
-    return status
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(NOTEBOOK, CASSETTE, RECORDER, "_recorder"))

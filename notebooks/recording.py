@@ -41,3 +41,15 @@ def record(notebook: Path, cassette: str, recorder_cell: str, recorder_name: str
         for name in (cassette, *extra_files):
             shutil.copy(Path(tmp) / name, HERE / name)
     return 0
+
+
+def main(notebook: Path, cassette: str, recorder_cell: str, recorder_name: str, *,
+         after_model_cell: str | None = None, extra_files: tuple[str, ...] = ()) -> int:
+    """:func:`record`, then say what was written (a record script's whole ``main``)."""
+    status = record(notebook, cassette, recorder_cell, recorder_name,
+                    after_model_cell=after_model_cell, extra_files=extra_files)
+    if status == 0:
+        also = f" and {', '.join(extra_files)} beside it" if extra_files else ""
+        print(f"recorded {HERE / cassette}{also}")
+    return status
+
