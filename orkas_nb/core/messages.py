@@ -11,11 +11,22 @@ Messages are immutable, which lets a provider cache a message's wire encoding on
 
 from __future__ import annotations
 
+import operator
 import os
 import time
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+
+def shared_prefix(known: Sequence[Any], items: Sequence[Any]) -> int:
+    """How many leading items are the very same objects in both (an append-only history is
+    compared with its last state this way; checked at C speed in the usual all-shared case)."""
+    n = min(len(known), len(items))
+    if all(map(operator.is_, known, items)):
+        return n
+    return next(i for i in range(n) if known[i] is not items[i])
 
 
 def new_id(prefix: str) -> str:
@@ -94,12 +105,11 @@ class Usage(BaseModel):
         )
 
 
-class _Message(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class WireCached(BaseModel):
+    """An immutable model with a private cache of its encodings (wire formats, session lines,
+    token estimates), filled by whoever encodes it and never serialised. A copy starts empty,
+    and equality ignores the cache."""
 
-    id: str = Field(default_factory=lambda: new_id("msg"))
-    created_at: float = Field(default_factory=time.time)
-    # Per-message cache of encodings (wire formats, the session line). Never serialised.
     # Created on first use: a private default_factory makes pydantic inspect the factory's
     # signature on every instantiation (~30 us a message, more than validating it).
     _cache: dict[str, Any] | None = PrivateAttr(default=None)
@@ -114,16 +124,24 @@ class _Message(BaseModel):
         return cache
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Any:
-        # A copy is a different message: it must not inherit (possibly stale) encodings.
+        # A copy is a different object: it must not inherit (possibly stale) encodings.
         copy = super().model_copy(update=update, deep=deep)
-        object.__setattr__(copy, "__pydantic_private__", {"_cache": {}})
+        object.__setattr__(copy, "__pydantic_private__", {"_cache": None})
         return copy
 
     def __eq__(self, other: object) -> bool:
-        # Equality is by content: a filled encoding cache must not make equal messages differ.
+        # Equality is by content: a filled encoding cache must not make equal objects differ.
         if not isinstance(other, BaseModel):
             return NotImplemented
         return type(self) is type(other) and self.__dict__ == other.__dict__
+
+
+
+class _Message(WireCached):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(default_factory=lambda: new_id("msg"))
+    created_at: float = Field(default_factory=time.time)
 
 
 class UserMessage(_Message):

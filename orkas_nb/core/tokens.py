@@ -27,10 +27,11 @@ from __future__ import annotations
 import base64
 import json
 import math
-import operator
 import struct
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from .messages import shared_prefix
 
 __all__ = [
     "MESSAGE_OVERHEAD",
@@ -339,11 +340,7 @@ class RunningEstimate:
 
     def total(self, messages: Sequence[Any]) -> int:
         known = self._messages
-        n = min(len(known), len(messages))
-        if all(map(operator.is_, known, messages)):  # C-speed: ~30 ns a message
-            k = n
-        else:
-            k = next(i for i in range(n) if known[i] is not messages[i])
+        k = shared_prefix(known, messages)
         if k == len(messages):
             return self._sums[k]
         del known[k:]
@@ -356,25 +353,26 @@ class RunningEstimate:
         return total
 
 
-# Keyed by content (name, description, schema object): agents rebuild their specs, but the
-# schema dicts are shared (built once per tool function), and holding it keeps its id unique.
-_TOOL_ESTIMATES: dict[tuple[str, str, int], tuple[Any, int]] = {}
+_TOOL_KEY = "estimate:tool"
+
+
+def _tool_estimate(spec: Any) -> int:
+    schema = json.dumps(spec.input_schema, ensure_ascii=False, separators=(",", ":"))
+    return CALL_OVERHEAD + estimate_text(spec.name) + estimate_text(spec.description) + estimate_text(schema)
 
 
 def estimate_tools(tools: Sequence[Any]) -> int:
-    """Tool specs as the model sees them: name, description and JSON schema (cached)."""
+    """Tool specs as the model sees them: name, description and JSON schema (cached on the spec)."""
     total = 0
     for spec in tools:
-        key = (spec.name, spec.description, id(spec.input_schema))
-        hit = _TOOL_ESTIMATES.get(key)
-        if hit is None or hit[0] is not spec.input_schema:
-            schema = json.dumps(spec.input_schema, ensure_ascii=False, separators=(",", ":"))
-            tokens = (CALL_OVERHEAD + estimate_text(spec.name) + estimate_text(spec.description)
-                      + estimate_text(schema))
-            if len(_TOOL_ESTIMATES) > 4096:
-                _TOOL_ESTIMATES.clear()
-            hit = _TOOL_ESTIMATES[key] = (spec.input_schema, tokens)
-        total += hit[1]
+        cache = getattr(spec, "wire_cache", None)
+        if cache is None:
+            total += _tool_estimate(spec)
+            continue
+        hit = cache.get(_TOOL_KEY)
+        if hit is None:
+            hit = cache[_TOOL_KEY] = _tool_estimate(spec)
+        total += hit
     return total
 
 

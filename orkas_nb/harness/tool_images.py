@@ -10,10 +10,16 @@ objects and the provider's per-message wire cache keeps working.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
 
-from ..core.messages import ImageBlock, Message, TextBlock, ToolResultMessage, UserMessage
+from ..core.messages import (
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultMessage,
+    UserMessage,
+    shared_prefix,
+)
 
 _CACHE_KEY = "tool_images_split"
 
@@ -80,7 +86,7 @@ class ImageMover:
 
     def move(self, messages: Sequence[Message]) -> list[Message]:
         seen = self._seen
-        if len(seen) <= len(messages) and all(map(operator.is_, seen, messages)):
+        if shared_prefix(seen, messages) == len(seen):
             found = self._found or any(_has_images(m) for m in messages[len(seen):])
         else:
             found = any(_has_images(m) for m in messages)

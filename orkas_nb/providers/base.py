@@ -12,11 +12,13 @@ from typing import Annotated, Any, AsyncIterator, Literal, Protocol, Union, runt
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.messages import AssistantMessage, Message, Usage
+from ..core.messages import AssistantMessage, Message, Usage, WireCached
 
 
-class ToolSpec(BaseModel):
-    """A tool as the model sees it."""
+class ToolSpec(WireCached):
+    """A tool as the model sees it. Agents built from the same tools share their spec objects
+    (``ToolRegistry.specs``), so what is cached in ``wire_cache`` (a provider's JSON, the token
+    estimate) is computed once per tool, not once per agent."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import operator
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -35,6 +34,7 @@ from ..core.messages import (
     ToolResultMessage,
     Usage,
     new_id,
+    shared_prefix,
 )
 from .base import (
     ModelRequest,
@@ -117,22 +117,15 @@ def _wire(message: Message) -> dict[str, Any]:
     return {"role": "user", "content": _user_content(message.content)}
 
 
-# A tool's wire JSON by (name, description, schema object): agents are built often (one per
-# notebook cell) from the same tool functions, whose schema dicts are shared; holding the
-# schema keeps its id from being reused while it keys the cache.
-_TOOL_JSON: dict[tuple[str, str, int], tuple[Any, str]] = {}
-
-
 def _tool_json(spec: ToolSpec) -> str:
-    key = (spec.name, spec.description, id(spec.input_schema))
-    hit = _TOOL_JSON.get(key)
-    if hit is None or hit[0] is not spec.input_schema:
-        if len(_TOOL_JSON) > 4096:
-            _TOOL_JSON.clear()
-        hit = _TOOL_JSON[key] = (spec.input_schema, _dumps(
+    """A tool's wire JSON, cached on the spec (shared by the agents built from that tool)."""
+    cache = spec.wire_cache
+    hit = cache.get("openai")
+    if hit is None:
+        hit = cache["openai"] = _dumps(
             {"type": "function",
-             "function": {"name": spec.name, "description": spec.description, "parameters": spec.input_schema}}))
-    return hit[1]
+             "function": {"name": spec.name, "description": spec.description, "parameters": spec.input_schema}})
+    return hit
 
 
 def encode_message(message: Message) -> str:
@@ -249,11 +242,7 @@ class OpenAIChatProvider(HttpProvider):
         since the last request are looked up (each one's encoding is cached on it anyway).
         """
         prev = self._prev_messages
-        n = min(len(prev), len(messages))
-        if all(map(operator.is_, prev, messages)):  # the usual case, checked at C speed
-            k = n
-        else:
-            k = next(i for i in range(n) if messages[i] is not prev[i])
+        k = shared_prefix(prev, messages)
         if k == len(prev) and k:
             joined = self._prev_joined
         else:
