@@ -98,14 +98,14 @@ def knowledge_base_for(workspace: str | Path, embedder: str | None = None) -> Kn
     Another setting switches the base to that embedder (its chunks are re-embedded by the next
     ``add`` or ``sync``); ``none`` searches full text only, keeping the vectors.
     """
-    from .embedder_choice import AUTO, NONE, embedder_from_spec
+    from .embedder_choice import AUTO, NONE, embedder_from_spec, kind_of
 
     kb = open_knowledge_base(workspace)
-    choice = (embedder or AUTO).strip().lower()
-    if choice in (NONE, "off", "false"):
+    kind = kind_of(embedder)
+    if kind == NONE:
         kb.embedder = None
         return kb
-    if choice not in (AUTO, ""):
+    if kind != AUTO:
         chosen = embedder_from_spec(embedder)
         if chosen is not None and (kb.embedder is None or kb.embedder.id != chosen.id):
             kb = open_knowledge_base(workspace, embedder=chosen)

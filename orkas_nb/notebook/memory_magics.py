@@ -18,6 +18,7 @@ MEMORY_USAGE = ("%agent memory on | off | show | add profile|notes TEXT | "
 def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "auto") -> None:
     from .. import memory
     from ..core.errors import ConfigError
+    from ..memory.embedder_choice import kind_of
 
     if not args:
         raise UsageError(f"a kb subcommand is needed; usage: {KB_USAGE}")
@@ -29,7 +30,7 @@ def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "aut
             kb = memory.knowledge_base_for(workspace, embedder)
         except ConfigError as exc:
             raise UsageError(f"Agent.kb_embedder: {exc}") from None
-        if kb.embedder is None and embedder.strip().lower() in ("auto", ""):
+        if kb.embedder is None and kind_of(embedder) == "auto":
             found = memory.default_embedder()  # vectors whenever the local model is installed
             if found is not None:
                 kb = memory.open_knowledge_base(workspace, embedder=found)

@@ -233,12 +233,10 @@ def _cost_source(provider: Any) -> Any:
 def _knowledge(state: Any) -> Any:
     """The knowledge base with the embedder ``Agent.kb_embedder`` names (None: the agent's own
     default, the base's own embedder)."""
-    choice = (state.config.kb_embedder or "auto").strip().lower()
-    if choice == "auto":
-        return None
     from .. import memory
+    from ..memory.embedder_choice import kind_of
 
-    if not memory.has_knowledge_base(state.workspace):
+    if kind_of(state.config.kb_embedder) == "auto" or not memory.has_knowledge_base(state.workspace):
         return None
     return memory.knowledge_base_for(state.workspace, state.config.kb_embedder)
 
