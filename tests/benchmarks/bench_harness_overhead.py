@@ -94,24 +94,38 @@ async def run_bare(url: str, model: str, state: dict[str, Any]) -> tuple[int, fl
                              "content": lookup(**json.loads(c["args"]))})
 
 
-async def run_orkas(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
-    from orkas_nb import Agent
-    from orkas_nb.harness.tools import tool
+def _orkas_setup(url: str, state: dict[str, Any]) -> Path:
+    """The run's workspace, counted runs, and one provider for all runs (as the other clients
+    keep their clients)."""
     from orkas_nb.providers.registry import resolve_model
 
     workspace = Path(state.setdefault("workspace", tempfile.mkdtemp(prefix="orkas-bench-")))
     state["runs"] = state.get("runs", 0) + 1
-    if "provider" not in state:  # one client for all runs, as the other clients keep theirs
+    if "provider" not in state:
         state["provider"] = resolve_model("openai/loop-0", base_url=f"{url}/v1", api_key="sk-bench")[0]
-    agent = Agent(state["provider"], model_name=model, workspace=workspace, session=f"bench-{state['runs']}",
-                  tools=[tool(lookup)], system_prompt=SYSTEM)
+    return workspace
+
+
+async def _drain(events: Any) -> tuple[Any, float | None]:
+    """An orkas event stream to its end: (the RunResult, seconds to the first text delta)."""
     start, first, result = time.perf_counter(), None, None
-    state["t0"] = time.process_time()
-    async for event in agent.run(PROMPT):
+    async for event in events:
         if event.type == "text_delta" and first is None:
             first = time.perf_counter() - start
         elif event.type == "done":
             result = event.result
+    return result, first
+
+
+async def run_orkas(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
+    from orkas_nb import Agent
+    from orkas_nb.harness.tools import tool
+
+    workspace = _orkas_setup(url, state)
+    agent = Agent(state["provider"], model_name=model, workspace=workspace, session=f"bench-{state['runs']}",
+                  tools=[tool(lookup)], system_prompt=SYSTEM)
+    state["t0"] = time.process_time()
+    result, first = await _drain(agent.run(PROMPT))
     agent.close()
     if result is None or result.stop_reason != "end_turn":
         raise RuntimeError(f"orkas run did not end cleanly: {result}")
@@ -203,12 +217,8 @@ def _runner_variant(*, disk: bool, compaction: bool, default_tools: bool):
         from orkas_nb.harness.runner import RunConfig, Runner
         from orkas_nb.harness.session import InMemorySession, JsonlSession
         from orkas_nb.harness.tools import ToolRegistry, tool
-        from orkas_nb.providers.registry import resolve_model
 
-        workspace = Path(state.setdefault("workspace", tempfile.mkdtemp(prefix="orkas-bench-")))
-        state["runs"] = state.get("runs", 0) + 1
-        if "provider" not in state:
-            state["provider"] = resolve_model("openai/loop-0", base_url=f"{url}/v1", api_key="sk-bench")[0]
+        workspace = _orkas_setup(url, state)
         provider, name = state["provider"], model
         registry = ToolRegistry()
         if default_tools:
@@ -220,13 +230,8 @@ def _runner_variant(*, disk: bool, compaction: bool, default_tools: bool):
         session = (JsonlSession(workspace / f"s{state['runs']}.jsonl") if disk else InMemorySession())
         runner = Runner(provider, name, tools=registry, session=session, system_prompt=SYSTEM,
                         workspace=workspace, config=RunConfig(compaction=compaction))
-        start, first, result = time.perf_counter(), None, None
         state["t0"] = time.process_time()
-        async for event in runner.run(PROMPT):
-            if event.type == "text_delta" and first is None:
-                first = time.perf_counter() - start
-            elif event.type == "done":
-                result = event.result
+        result, first = await _drain(runner.run(PROMPT))
         session.close()
         return result.stats.model_requests, first
     return run
