@@ -76,6 +76,7 @@ BAD = [
     ("%agent use", "%agent use needs one session name"),
     ("%agent show a b", "takes at most one session name"),
     ("%agent stop", "no background run to stop"),
+    ("%agent stop one two", "%agent stop takes at most one session name"),
     ("%agent allow /definitely/not/here", "is not a folder"),
 ]
 
