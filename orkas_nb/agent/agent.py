@@ -132,14 +132,17 @@ class Agent:
             return JsonlSession(session_path(self.workspace, session))
         return session
 
-    async def run(
+    def run(
         self, prompt: str | UserMessage, *, abort: AbortSignal | None = None
     ) -> AsyncIterator[RunEvent]:
-        """Run one turn, yielding events; the last is ``done`` with the :class:`RunResult`."""
+        """Run one turn, yielding events; the last is ``done`` with the :class:`RunResult`.
+
+        The runner's own event stream is handed back (no relaying layer: a run yields an event
+        per streamed token). The turn starts when it is first iterated.
+        """
         self._abort = abort or AbortSignal()
         self._freeze_prompt()
-        async for event in self.runner.run(prompt, abort=self._abort):
-            yield event
+        return self.runner.run(prompt, abort=self._abort)
 
     async def arun(self, prompt: str | UserMessage, *, abort: AbortSignal | None = None) -> RunResult:
         """Run one turn and return its result (the non-streaming entry)."""

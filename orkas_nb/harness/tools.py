@@ -9,7 +9,6 @@ receives only arguments that passed its schema.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import json
@@ -23,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from ..core.messages import ImageBlock
 from ..providers.base import ToolSpec
 from .cancellation import AbortSignal
+from .offload import run_blocking
 
 
 @dataclass
@@ -170,7 +170,7 @@ class FunctionTool:
         if self._is_async:
             value = await self.fn(**kwargs)
         elif self.thread:
-            value = await asyncio.to_thread(self.fn, **kwargs)
+            value = await run_blocking(self.fn, **kwargs)
         else:
             value = self.fn(**kwargs)
         if inspect.isawaitable(value):

@@ -236,7 +236,8 @@ class AnthropicProvider(HttpProvider):
         finished = False
         produced = False
         try:
-            async for name, data in iter_sse(response):
+            async for sse in iter_sse(response):
+                name, data = sse.event, sse.data
                 if finished:  # read on to the end of the body so the connection can be reused
                     continue
                 try:

@@ -274,7 +274,8 @@ class OpenAIChatProvider(HttpProvider):
         finish: str | None = None
         done = False
         try:
-            async for _, data in iter_sse(response):
+            async for sse in iter_sse(response):
+                data = sse.data
                 if done:  # read on to the end of the body so the connection can be reused
                     continue
                 if data == "[DONE]":

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-from httpx_sse import EventSource
+from httpx_sse import EventSource, ServerSentEvent
 
 from ..core.errors import (
     AccountError,
@@ -138,14 +138,14 @@ def truncated(provider: str, what: str) -> StreamTruncatedError:
     )
 
 
-async def iter_sse(response: httpx.Response) -> AsyncIterator[tuple[str, str]]:
-    """(event name, data) pairs of a text/event-stream body, parsed by httpx-sse.
+def iter_sse(response: httpx.Response) -> AsyncIterator[ServerSentEvent]:
+    """The events (``.event``, ``.data``) of a text/event-stream body, parsed by httpx-sse.
 
     An event is dispatched only at its blank line, so a body cut mid-event yields nothing
-    for that event: the caller sees no terminal event and reports a cut.
+    for that event: the caller sees no terminal event and reports a cut. (httpx-sse's own
+    iterator is returned as is: one generator layer less for every streamed chunk.)
     """
-    async for sse in EventSource(response).aiter_sse():
-        yield sse.event, sse.data
+    return EventSource(response).aiter_sse()
 
 
 async def raise_for_status(response: httpx.Response, provider: str) -> None:
@@ -203,6 +203,7 @@ class HttpProvider:
         self._owns_client = client is None
         self.extra_headers = dict(headers or {})
         self.default_model = default_model
+        self._urls: dict[str, httpx.URL] = {}
 
     def secrets(self) -> list[str]:
         """Values a cassette must never contain."""
@@ -218,6 +219,14 @@ class HttpProvider:
     def _url(self, path: str) -> str:
         return f"{self.base_url}{path}"
 
+    def _parsed_url(self, path: str) -> httpx.URL:
+        # httpx parses a string URL on every request (~25 us); a run sends the same few.
+        text = self._url(path)
+        url = self._urls.get(text)
+        if url is None:
+            url = self._urls[text] = httpx.URL(text)
+        return url
+
     async def aclose(self) -> None:
         if self._owns_client:
             await self.client.aclose()
@@ -232,7 +241,7 @@ class HttpProvider:
                 headers["content-type"] = "application/json"
             if stream:
                 headers["accept"] = "text/event-stream"
-            request = self.client.build_request(method, self._url(path), content=body, headers=headers)
+            request = self.client.build_request(method, self._parsed_url(path), content=body, headers=headers)
             try:
                 response = await self.client.send(request, stream=True)
             except httpx.HTTPError as exc:

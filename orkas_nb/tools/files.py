@@ -8,13 +8,13 @@ agent and fail with a *stale* error if the file changed since (optimistic concur
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import hashlib
 import stat as stat_mod
 import time
 
 from ..core.errors import ToolDenied, ToolError
+from ..harness.offload import run_blocking
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput
 from .approval import ApprovalRequest, Decision
 from .documents import binary_description, document_kind, extract_from_bytes
@@ -84,10 +84,10 @@ def make_file_tools(box: Toolbox) -> list[FunctionTool]:
             raise ToolError("offset must be >= 0 and limit > 0")
         target = policy.check(path)
         await ensure_consent(box, target, ctx, "read_file")
-        data, _st = await asyncio.to_thread(read_bytes, target.path, settings.read_max_bytes)
+        data, _st = await run_blocking(read_bytes, target.path, settings.read_max_bytes)
         kind = document_kind(target.path.name, data[:8])
         if kind:
-            text = await asyncio.to_thread(extract_from_bytes, data, kind, target.display)
+            text = await run_blocking(extract_from_bytes, data, kind, target.display)
         else:
             text = _decode(data, target.display)
         ledger.record(target.path, data)
@@ -119,7 +119,7 @@ def make_file_tools(box: Toolbox) -> list[FunctionTool]:
             fresh(current)
             return data
 
-        await asyncio.to_thread(write_atomic, target.path, produce)
+        await run_blocking(write_atomic, target.path, produce)
         ledger.record(target.path, data)
         return ToolOutput(
             text=f"wrote {len(content):,} characters to {target.display}",
@@ -143,7 +143,7 @@ def make_file_tools(box: Toolbox) -> list[FunctionTool]:
             raise ToolError("old_string and new_string are the same; nothing to change")
         target = policy.check(path, write=True)
         await ensure_consent(box, target, ctx, "edit_file")
-        if await asyncio.to_thread(inspect_existing, target.path, "edit") is None:
+        if await run_blocking(inspect_existing, target.path, "edit") is None:
             raise ToolError(f"{target.display} does not exist; create it with write_file")
         if ledger.get(target.path) is None:
             raise ToolError(f"read {target.display} with read_file before editing it")
@@ -172,7 +172,7 @@ def make_file_tools(box: Toolbox) -> list[FunctionTool]:
             result["data"] = new_text.encode("utf-8")
             return result["data"]  # type: ignore[return-value]
 
-        await asyncio.to_thread(write_atomic, target.path, change)
+        await run_blocking(write_atomic, target.path, change)
         ledger.record(target.path, result["data"])  # type: ignore[arg-type]
         return ToolOutput(
             text=(f"replaced {result['count']} occurrence(s) in {target.display} "

@@ -1,0 +1,157 @@
+"""run_blocking: the worker-thread hop sync tools take, on real threads."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+import threading
+import time
+
+import pytest
+
+from orkas_nb.harness import offload
+from orkas_nb.harness.offload import run_blocking
+
+REQUEST = contextvars.ContextVar("REQUEST", default="unset")
+
+
+def test_returns_the_value_and_runs_off_the_loop_thread() -> None:
+    async def main() -> tuple[int, int]:
+        loop_thread = threading.get_ident()
+        value, worker = await run_blocking(lambda a, b: (a + b, threading.get_ident()), 2, b=3)
+        return value, worker != loop_thread
+
+    assert asyncio.run(main()) == (5, True)
+
+
+def test_a_call_that_outlasts_the_grace_is_awaited_without_holding_the_loop() -> None:
+    async def main() -> tuple[str, int]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.005)
+                ticks += 1
+
+        task = asyncio.ensure_future(ticker())
+        result = await run_blocking(lambda: time.sleep(0.2) or "slow")
+        task.cancel()
+        return result, ticks
+
+    result, ticks = asyncio.run(main())
+    assert result == "slow"
+    assert ticks >= 10, f"the loop ran only {ticks} ticks while the call slept 0.2 s"
+
+
+def test_exceptions_reach_the_awaiting_task() -> None:
+    def fail() -> None:
+        raise ValueError("bad input")
+
+    async def main() -> None:
+        await run_blocking(fail)
+
+    with pytest.raises(ValueError, match="bad input"):
+        asyncio.run(main())
+
+    def slow_fail() -> None:
+        time.sleep(0.05)
+        raise KeyError("late")
+
+    with pytest.raises(KeyError, match="late"):
+        asyncio.run(run_blocking(slow_fail))
+
+
+def test_context_variables_carry_into_the_worker() -> None:
+    async def main() -> str:
+        REQUEST.set("req-7")
+        return await run_blocking(REQUEST.get)
+
+    assert asyncio.run(main()) == "req-7"
+
+
+def test_cancelling_returns_at_once_and_the_abandoned_call_finishes_alone() -> None:
+    finished = threading.Event()
+
+    def long_call() -> str:
+        time.sleep(0.5)
+        finished.set()
+        return "ignored"
+
+    async def main() -> float:
+        task = asyncio.ensure_future(run_blocking(long_call))
+        await asyncio.sleep(0.05)
+        started = time.perf_counter()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.perf_counter() - started
+
+    assert asyncio.run(main()) < 0.1
+    assert finished.wait(2), "the abandoned call should still run to its end in its thread"
+
+
+def test_concurrent_calls_run_in_parallel() -> None:
+    barrier = threading.Barrier(4, timeout=5)
+
+    def meet(i: int) -> int:
+        barrier.wait()  # deadlocks (BrokenBarrierError after 5 s) unless all four run at once
+        return i
+
+    async def main() -> list[int]:
+        return list(await asyncio.gather(*(run_blocking(meet, i) for i in range(4))))
+
+    assert asyncio.run(main()) == [0, 1, 2, 3]
+
+
+def test_sequential_calls_reuse_idle_workers() -> None:
+    def workers() -> int:
+        return sum(t.name == "orkas-offload" for t in threading.enumerate())
+
+    async def main() -> None:
+        for _ in range(50):
+            await run_blocking(threading.get_ident)
+
+    asyncio.run(main())
+    before = workers()
+    asyncio.run(main())
+    assert workers() == before >= 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_starts_its_own_workers() -> None:
+    asyncio.run(run_blocking(lambda: None))  # the parent has a worker now
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's worker thread does not exist here
+        code = 1
+        try:
+            code = 0 if asyncio.run(asyncio.wait_for(run_blocking(lambda: 42), 5)) == 42 else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_quick_calls_finish_inside_the_grace_without_a_loop_future() -> None:
+    # Not a timing test: the grace path completes without a loop future, which is what saves
+    # the self-pipe round trip. One quick call in fifty is enough, however loaded the machine.
+    created = 0
+
+    async def main() -> None:
+        nonlocal created
+        loop = asyncio.get_running_loop()
+        original = loop.create_future
+
+        def counting() -> asyncio.Future:
+            nonlocal created
+            created += 1
+            return original()
+
+        loop.create_future = counting  # type: ignore[method-assign]
+        for _ in range(50):
+            await run_blocking(int, "1")
+
+    asyncio.run(main())
+    assert created < 50, "quick calls should finish inside the grace, without a loop future"
+    assert offload.GRACE_S <= 0.005
