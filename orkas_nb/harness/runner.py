@@ -6,9 +6,13 @@ until the model answers without calls. Side concerns live beside it: ``dispatch`
 and batching), ``loop_guard``, ``session``, ``cancellation``; context management plugs in
 through :class:`ContextPolicy`.
 
-Cancellation: the turn runs in its own task; the abort signal cancels that task, so the
-abort lands at whatever await the turn is in (the model stream, a tool, a retry wait). The
-cancelled turn then closes every open call with an "interrupted" result before ``done``.
+The turn's steps are async generators that yield each time events are ready; ``run`` hands the
+buffered events over, so a streamed token reaches the consumer without a task switch.
+Cancellation: the turn runs in the consumer's task. While that task waits inside the turn, the
+abort signal cancels it, so the abort lands at whatever await the turn is in (the model stream,
+a tool, a retry wait) and the turn takes the cancellation back (``turn._Stopper``); pressed
+while the consumer is away, it lands where the turn resumes. The stopped turn then closes every
+open call with an "interrupted" result before ``done``.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import asyncio
 import threading
 import time
 from collections import deque
+from contextlib import AbstractAsyncContextManager, aclosing, nullcontext
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
@@ -30,9 +35,9 @@ from ..core.errors import (
 )
 from ..core.events import (
     Done,
+    Retry,
     RunEvent,
     RunResult,
-    Retry,
     Steer,
     TextDelta,
     ThinkingDelta,
@@ -66,10 +71,15 @@ from .repair import interrupted_result, open_calls
 from .session import InMemorySession, Session
 from .tool_images import ImageMover
 from .tools import ToolContext, ToolRegistry
-
-from .turn import ContextPolicy, RunConfig, TurnState, _Emitter
+from .turn import ContextPolicy, RunConfig, TurnState, _Emitter, _Stopper
 
 EXCERPT_CHARS = 2000
+
+
+def _closing(events: AsyncIterator[Any]) -> AbstractAsyncContextManager[Any]:
+    """Closes an event stream the turn leaves early (Stop lands between two of its events), so
+    its own cleanup (an HTTP response, a compaction request) runs now, not when collected."""
+    return aclosing(events) if hasattr(events, "aclose") else nullcontext(events)  # type: ignore[arg-type]
 
 __all__ = ["ContextPolicy", "RunConfig", "Runner", "TurnState"]
 
@@ -142,19 +152,32 @@ class Runner:
         abort = abort or AbortSignal()
         emit = _Emitter(self.name)
         turn = TurnState(runner=self, abort=abort)
-        task = asyncio.ensure_future(self._turn_guarded(prompt, turn, emit))
-        unsubscribe = abort.subscribe(task.cancel)
+        stopper = _Stopper(asyncio.current_task())
+        steps = self._turn_guarded(prompt, turn, emit, stopper)
+        unsubscribe = abort.subscribe(stopper)
+        buffer = emit.buffer
+        ended = False
         try:
             while True:
-                event = await emit.queue.get()
-                if event is None:
+                stopper.inside = True
+                try:
+                    await steps.__anext__()
+                except StopAsyncIteration:
+                    ended = True
                     break
-                yield event
+                finally:
+                    stopper.inside = False
+                while buffer:
+                    yield buffer.popleft()
+            while buffer:
+                yield buffer.popleft()
         finally:
             unsubscribe()
-            if not task.done():  # the consumer went away: stop the turn, keep the session valid
-                task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            stopper.task = None  # a late callback must not cancel the consumer's task
+            if not ended:  # the consumer went away: end the turn there, keep the session valid
+                turn.abandoned = True
+                async for _ in steps:
+                    pass
             self._running = False
 
     async def run_to_end(
@@ -170,25 +193,32 @@ class Runner:
 
     # -- the turn -----------------------------------------------------------------------------
 
-    async def _turn_guarded(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> None:
-        stop_reason = "end_turn"
+    async def _turn_guarded(
+        self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter, stopper: _Stopper
+    ) -> AsyncIterator[None]:
+        """The turn, then ``done``, whatever happened. Yields each time events are ready."""
         error: ErrorInfo | None = None
         try:
-            stop_reason = await self._turn(prompt, turn, emit)
+            async for _ in self._turn(prompt, turn, emit):
+                yield
         except asyncio.CancelledError:
-            stop_reason = "cancelled"
+            ours = (turn.abort.aborted or turn.abandoned) and stopper.take_back()
+            turn.stop_reason = "cancelled"
             error = self._close_interrupted(turn, turn.abort.reason or "the run was stopped")
+            if not ours:  # the consumer's task is being cancelled by its owner: let it be
+                self._fold_steers(emit, last=True, force=True)
+                raise
         except OrkasError as exc:
-            stop_reason, error = "error", exc.info()
+            turn.stop_reason, error = "error", exc.info()
             self._close_interrupted(turn, f"the run failed: {exc}")
         except Exception as exc:  # a bug or an unexpected failure: report it, keep the session valid
-            stop_reason = "error"
+            turn.stop_reason = "error"
             error = ErrorInfo(kind=type(exc).__name__, message=str(exc), action="surface")
             self._close_interrupted(turn, f"the run failed: {type(exc).__name__}")
         self._fold_steers(emit, last=True, force=True)  # steers that missed a boundary: kept
         result = RunResult(
             text=turn.text,
-            stop_reason=stop_reason,  # type: ignore[arg-type]
+            stop_reason=turn.stop_reason,  # type: ignore[arg-type]
             usage=turn.usage,
             stats=turn.stats,
             duration_s=time.perf_counter() - turn.started,
@@ -199,7 +229,6 @@ class Runner:
             unsaved=turn.unsaved,
         )
         emit(Done, result=result)
-        emit.queue.put_nowait(None)
 
     def _close_interrupted(self, turn: TurnState, reason: str) -> ErrorInfo | None:
         """Leave the session valid after a stop or failure: save partial text, close open calls."""
@@ -241,41 +270,62 @@ class Runner:
             extra={},
         )
 
-    async def _turn(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> str:
+    async def _turn(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> AsyncIterator[None]:
         message = prompt if isinstance(prompt, UserMessage) else user_message(prompt)
         self.session.append(message)  # once, before any provider call (SPEC §6)
         if self.context is not None:  # earlier turns plus this prompt may already be past it
-            async for event in self.context.after_tool_batch(turn):
-                emit.forward(event)
+            async for _ in self._forward(self.context.after_tool_batch(turn), turn, emit):
+                yield
         guard = LoopGuard(self.config.loop_guard_remind, self.config.loop_guard_stop)
         while True:
-            if turn.abort.aborted:  # raised before the turn's task got to run
+            if turn.abort.aborted:  # raised before the turn got to run
                 raise asyncio.CancelledError
             if turn.stats.model_requests >= self.config.max_steps:
                 emit(Warning, code="max_steps", message=f"stopped after {self.config.max_steps} model requests")
-                return "max_steps"
-            answer, id_problems = await self._ask_model(turn, emit)
-            calls = answer.tool_calls
-            if not calls:
+                turn.stop_reason = "max_steps"
+                return
+            async for _ in self._ask_model(turn, emit):
+                yield
+            answer = turn.answer
+            assert answer is not None
+            if not answer.tool_calls:
                 if self._fold_steers(emit, last=True):
+                    yield
+                    turn.raise_if_stopped()
                     continue
-                return "end_turn"
-            stopped = await self._run_calls(answer, id_problems, guard, turn, emit)
-            if stopped:
+                turn.stop_reason = "end_turn"
+                return
+            async for _ in self._run_calls(answer, turn.id_problems, guard, turn, emit):
+                yield
+            if turn.loop_stopped:
                 emit(Warning, code="loop_guard", message="the same tool call was repeated; run stopped")
-                return "loop_guard"
-            self._fold_steers(emit)
+                turn.stop_reason = "loop_guard"
+                return
+            if self._fold_steers(emit):
+                yield
+                turn.raise_if_stopped()
             if self.context is not None:
-                async for event in self.context.after_tool_batch(turn):
-                    emit.forward(event)
+                async for _ in self._forward(self.context.after_tool_batch(turn), turn, emit):
+                    yield
 
-    async def _ask_model(
-        self, turn: TurnState, emit: _Emitter
-    ) -> tuple[AssistantMessage, dict[int, str]]:
+    async def _forward(
+        self, events: AsyncIterator[RunEvent], turn: TurnState, emit: _Emitter
+    ) -> AsyncIterator[None]:
+        """A side concern's events (compaction), renumbered as this turn's."""
+        async with _closing(events):
+            async for event in events:
+                emit.forward(event)
+                yield
+                turn.raise_if_stopped()
+
+    async def _ask_model(self, turn: TurnState, emit: _Emitter) -> AsyncIterator[None]:
+        """One model answer into ``turn.answer``; an overflow compacts and retries once."""
         overflow_retried = False
         while True:
             try:
-                return await self._stream_once(turn, emit)
+                async for _ in self._stream_once(turn, emit):
+                    yield
+                return
             except ProviderError as exc:
                 if exc.action != "compact" or self.context is None:
                     raise
@@ -285,31 +335,34 @@ class Runner:
                         f"compaction: {exc}", status=exc.status, provider=exc.provider,
                     ) from exc
                 overflow_retried = True  # compact, retry once, then fail (SPEC §5)
-                async for event in self.context.on_overflow(turn, exc):
-                    emit.forward(event)
+                async for _ in self._forward(self.context.on_overflow(turn, exc), turn, emit):
+                    yield
 
-    async def _stream_once(
-        self, turn: TurnState, emit: _Emitter
-    ) -> tuple[AssistantMessage, dict[int, str]]:
+    async def _stream_once(self, turn: TurnState, emit: _Emitter) -> AsyncIterator[None]:
         history = self.session.messages
         request = self.build_request(history)
         turn.stats.model_requests += 1
         final: StreamDone | None = None
         turn.partial_text = ""
-        async for ev in self.provider.stream(request):
-            if isinstance(ev, StreamText):
-                if turn.first_token_s is None:
-                    turn.first_token_s = time.perf_counter() - turn.started
-                turn.partial_text += ev.text
-                emit(TextDelta, text=ev.text)
-            elif isinstance(ev, StreamThinking):
-                emit(ThinkingDelta, text=ev.text)
-            elif isinstance(ev, StreamRetry):
-                turn.stats.retries += 1
-                emit(Retry, attempt=ev.attempt, delay_s=ev.delay_s, reason=ev.reason,
-                     error_kind=ev.error_kind, rotated_to=ev.rotated_to)
-            elif isinstance(ev, StreamDone):
-                final = ev
+        async with _closing(self.provider.stream(request)) as stream:
+            async for ev in stream:
+                if isinstance(ev, StreamText):
+                    if turn.first_token_s is None:
+                        turn.first_token_s = time.perf_counter() - turn.started
+                    turn.partial_text += ev.text
+                    emit(TextDelta, text=ev.text)
+                elif isinstance(ev, StreamThinking):
+                    emit(ThinkingDelta, text=ev.text)
+                elif isinstance(ev, StreamRetry):
+                    turn.stats.retries += 1
+                    emit(Retry, attempt=ev.attempt, delay_s=ev.delay_s, reason=ev.reason,
+                         error_kind=ev.error_kind, rotated_to=ev.rotated_to)
+                else:
+                    if isinstance(ev, StreamDone):
+                        final = ev
+                    continue
+                yield
+                turn.raise_if_stopped()
         if final is None:
             raise StreamTruncatedError("the model stream ended without a final message")
         answer = final.message
@@ -318,7 +371,7 @@ class Runner:
                 "provider": answer.provider or getattr(self.provider, "id", None),
                 "model": answer.model or self.model,
             })
-        answer, id_problems = normalise_call_ids(answer)
+        answer, turn.id_problems = normalise_call_ids(answer)
         turn.partial_text = ""
         self.session.append(answer)
         turn.usage = turn.usage + final.usage
@@ -328,7 +381,7 @@ class Runner:
             turn.last_input_anchor = history[-1].id if history else None
         if answer.text:
             turn.text = answer.text
-        return answer, id_problems
+        turn.answer = answer
 
     async def _run_calls(
         self,
@@ -337,8 +390,8 @@ class Runner:
         guard: LoopGuard,
         turn: TurnState,
         emit: _Emitter,
-    ) -> bool:
-        planned, stopped = plan_calls(answer, self.tools, guard, id_problems)
+    ) -> AsyncIterator[None]:
+        planned, turn.loop_stopped = plan_calls(answer, self.tools, guard, id_problems)
 
         def make_ctx(call: ToolCallBlock) -> ToolContext:
             return ToolContext(
@@ -349,29 +402,33 @@ class Runner:
         for batch in batches(planned):
             for p in batch:
                 emit(ToolStart, call_id=p.call.id, name=p.call.name, arguments=p.call.arguments)
-            async for outcome in run_batch(batch, make_ctx):
-                result = outcome.result
-                turn.stats.tool_calls += 1
-                if result.status == "rejected":
-                    turn.stats.rejections += 1
-                elif result.status == "denied":
-                    turn.stats.denials += 1
-                elif result.status != "ok":
-                    turn.stats.tool_failures += 1
-                try:
-                    self.session.append(result)
-                except StateError:
-                    # The tool ran; keep its observation for the caller, then surface (SPEC §3.6).
-                    turn.unsaved.append(result)
-                    emit(ToolEnd, call_id=result.tool_call_id, name=result.name,
-                         status=result.status, result=result.text[:EXCERPT_CHARS],
-                         duration_s=outcome.duration_s, output_files=outcome.output_files)
-                    raise
-                turn.output_files.extend(outcome.output_files)
-                emit(ToolEnd, call_id=result.tool_call_id, name=result.name, status=result.status,
-                     result=result.text[:EXCERPT_CHARS], duration_s=outcome.duration_s,
-                     output_files=outcome.output_files)
-        return stopped
+            yield
+            turn.raise_if_stopped()  # Stop pressed while the consumer showed the start: run nothing
+            async with aclosing(run_batch(batch, make_ctx)) as outcomes:
+                async for outcome in outcomes:
+                    result = outcome.result
+                    turn.stats.tool_calls += 1
+                    if result.status == "rejected":
+                        turn.stats.rejections += 1
+                    elif result.status == "denied":
+                        turn.stats.denials += 1
+                    elif result.status != "ok":
+                        turn.stats.tool_failures += 1
+                    try:
+                        self.session.append(result)
+                    except StateError:
+                        # The tool ran; keep its observation for the caller, then surface (SPEC §3.6).
+                        turn.unsaved.append(result)
+                        emit(ToolEnd, call_id=result.tool_call_id, name=result.name,
+                             status=result.status, result=result.text[:EXCERPT_CHARS],
+                             duration_s=outcome.duration_s, output_files=outcome.output_files)
+                        raise
+                    turn.output_files.extend(outcome.output_files)
+                    emit(ToolEnd, call_id=result.tool_call_id, name=result.name, status=result.status,
+                         result=result.text[:EXCERPT_CHARS], duration_s=outcome.duration_s,
+                         output_files=outcome.output_files)
+                    yield
+                    turn.raise_if_stopped()
 
     def _fold_steers(self, emit: _Emitter, *, last: bool = False, force: bool = False) -> bool:
         """Append queued steer messages. ``last``: the turn ends if there are none, decided

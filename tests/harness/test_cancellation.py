@@ -63,12 +63,17 @@ async def test_stop_mid_tool_closes_open_calls_with_interrupted_results(tmp_path
     abort = AbortSignal()
     events = []
     t0 = 0.0
+
+    async def press_stop_once_the_tool_runs() -> None:
+        nonlocal t0
+        await started.wait()  # another task: the consumer below keeps reading, so the turn advances
+        t0 = time.perf_counter()
+        abort.abort("user pressed stop")
+
+    pressing = asyncio.ensure_future(press_stop_once_the_tool_runs())
     async for event in runner.run("go", abort=abort):
         events.append(event)
-        if isinstance(event, ToolStart) and event.name == "long_job":
-            await started.wait()
-            t0 = time.perf_counter()
-            abort.abort("user pressed stop")
+    await pressing
     elapsed = time.perf_counter() - t0
     assert elapsed < 1.0  # the bound a user feels, with a wide margin
     assert events[-1].result.stop_reason == "cancelled"
@@ -106,7 +111,30 @@ async def test_abort_before_start_ends_at_once_with_the_prompt_saved() -> None:
     assert model.requests == []
 
 
-async def test_consumer_walking_away_cancels_the_turn_and_keeps_pairing() -> None:
+async def test_consumer_walking_away_ends_the_turn_and_keeps_pairing() -> None:
+    ran: list[str] = []
+
+    @tool
+    async def hang() -> str:
+        """Hangs."""
+        ran.append("hang")
+        await asyncio.sleep(30)
+        return "x"
+
+    runner = Runner(ScriptedModel([reply("", call("hang", "h1")), reply("x")]), "m",
+                    tools=ToolRegistry([hang]))
+    gen = runner.run("go")
+    async for event in gen:
+        if isinstance(event, ToolStart):
+            break  # the turn advances as the consumer reads: the tool has not started
+    await gen.aclose()
+    assert ran == []
+    assert pairing_problems(runner.session.messages) == []
+    assert runner.session.messages[-1].status == "interrupted"
+    assert not runner.running
+
+
+async def test_cancelling_the_consumers_task_mid_tool_keeps_pairing_and_propagates() -> None:
     gate = asyncio.Event()
 
     @tool
@@ -118,14 +146,79 @@ async def test_consumer_walking_away_cancels_the_turn_and_keeps_pairing() -> Non
 
     runner = Runner(ScriptedModel([reply("", call("hang", "h1")), reply("x")]), "m",
                     tools=ToolRegistry([hang]))
-    gen = runner.run("go")
-    async for event in gen:
-        if isinstance(event, ToolStart):
-            await gate.wait()
-            break
-    await gen.aclose()
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for event in runner.run("go"):
+            seen.append(event.type)
+
+    task = asyncio.ensure_future(consume())
+    await gate.wait()
+    task.cancel()  # its owner cancels the task (a timeout, a shutdown): not a Stop, not swallowed
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    else:
+        raise AssertionError("the consumer's cancellation was swallowed")
+    assert "done" not in seen
     assert pairing_problems(runner.session.messages) == []
     assert runner.session.messages[-1].status == "interrupted"
+    assert not runner.running
+
+
+async def test_stop_pressed_while_the_consumer_holds_tool_start_runs_nothing() -> None:
+    ran: list[str] = []
+
+    @tool
+    def write_report() -> str:
+        """Writes."""
+        ran.append("write_report")
+        return "written"
+
+    runner = Runner(ScriptedModel([reply("", call("write_report", "w1")), reply("done")]), "m",
+                    tools=ToolRegistry([write_report]))
+    abort = AbortSignal()
+    events = []
+    async for event in runner.run("go", abort=abort):
+        events.append(event)
+        if isinstance(event, ToolStart):
+            await asyncio.sleep(0.05)  # the consumer is busy elsewhere when Stop is pressed
+            threading.Thread(target=abort.abort, args=("stop",)).start()
+            await asyncio.sleep(0.05)
+    assert ran == []
+    assert events[-1].result.stop_reason == "cancelled"
+    assert runner.session.messages[-1].status == "interrupted"
+    assert pairing_problems(runner.session.messages) == []
+
+
+async def test_a_stop_leaves_the_consumers_task_uncancelled() -> None:
+    # The turn runs in the consumer's task and Stop cancels it while it waits inside the turn;
+    # the turn takes that cancellation back, so the consumer's next await is not cancelled.
+    started = asyncio.Event()
+
+    @tool
+    async def slow() -> str:
+        """Slow."""
+        started.set()
+        await asyncio.sleep(30)
+        return "x"
+
+    runner = Runner(ScriptedModel([reply("", call("slow", "s1")), reply("x")]), "m",
+                    tools=ToolRegistry([slow]))
+    abort = AbortSignal()
+
+    async def press() -> None:
+        await started.wait()
+        abort.abort("stop")
+
+    pressing = asyncio.ensure_future(press())
+    result = await runner.run_to_end("go", abort=abort)
+    await pressing
+    assert result.stop_reason == "cancelled"
+    await asyncio.sleep(0.01)  # raises CancelledError if the Stop's cancellation leaked
+    task = asyncio.current_task()
+    assert task is not None and (not hasattr(task, "cancelling") or task.cancelling() == 0)
 
 
 class FailingSession:
