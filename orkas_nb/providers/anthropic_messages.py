@@ -51,12 +51,12 @@ from .base import (
     drain,
 )
 from .catalog import Catalog
+from .sse import iter_sse
 from .transport import (
     HttpProvider,
     bad_json,
     error_from_exception,
     error_from_stream,
-    iter_sse,
     truncated,
 )
 
@@ -236,8 +236,7 @@ class AnthropicProvider(HttpProvider):
         finished = False
         produced = False
         try:
-            async for sse in iter_sse(response):
-                name, data = sse.event, sse.data
+            async for name, data in iter_sse(response):
                 if finished:  # read on to the end of the body so the connection can be reused
                     continue
                 try:

@@ -48,12 +48,12 @@ from .base import (
     drain,
 )
 from .catalog import Catalog
+from .sse import iter_sse
 from .transport import (
     HttpProvider,
     bad_json,
     error_from_exception,
     error_from_stream,
-    iter_sse,
     truncated,
 )
 
@@ -274,8 +274,7 @@ class OpenAIChatProvider(HttpProvider):
         finish: str | None = None
         done = False
         try:
-            async for sse in iter_sse(response):
-                data = sse.data
+            async for _, data in iter_sse(response):
                 if done:  # read on to the end of the body so the connection can be reused
                     continue
                 if data == "[DONE]":

@@ -20,7 +20,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-from httpx_sse import EventSource, ServerSentEvent
 
 from ..core.errors import (
     AccountError,
@@ -136,16 +135,6 @@ def truncated(provider: str, what: str) -> StreamTruncatedError:
     return StreamTruncatedError(
         f"{provider}: the stream ended without {what}; the response was cut", provider=provider
     )
-
-
-def iter_sse(response: httpx.Response) -> AsyncIterator[ServerSentEvent]:
-    """The events (``.event``, ``.data``) of a text/event-stream body, parsed by httpx-sse.
-
-    An event is dispatched only at its blank line, so a body cut mid-event yields nothing
-    for that event: the caller sees no terminal event and reports a cut. (httpx-sse's own
-    iterator is returned as is: one generator layer less for every streamed chunk.)
-    """
-    return EventSource(response).aiter_sse()
 
 
 async def raise_for_status(response: httpx.Response, provider: str) -> None:
