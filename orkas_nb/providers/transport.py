@@ -16,7 +16,6 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx

@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from httpx_sse import EventSource
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from httpx_sse import EventSource
 
 from orkas_nb.providers.sse import SSEDecoder, iter_sse
 
