@@ -193,6 +193,20 @@ class CompactionFailed(OrkasError):
     """The summary could not be written; the history was left as it was."""
 
 
+# System prompts are few and long-lived (one per workspace and memory state) while compactors
+# are built per agent, often one per notebook cell: their estimates are kept across agents.
+_SYSTEM_ESTIMATES: dict[str, int] = {}
+
+
+def _system_estimate(text: str) -> int:
+    hit = _SYSTEM_ESTIMATES.get(text)
+    if hit is None:
+        if len(_SYSTEM_ESTIMATES) >= 64:
+            _SYSTEM_ESTIMATES.clear()
+        hit = _SYSTEM_ESTIMATES[text] = estimate_text(text)
+    return hit
+
+
 class Compactor:
     """The runner's context policy: estimate, and compact past the threshold (see module doc)."""
 
@@ -201,10 +215,9 @@ class Compactor:
         # Provider tokens per estimated token, learnt from real counts: the estimator is
         # calibrated on o200k, while the window is counted in the provider's own tokens.
         self.scale = 1.0
-        # Estimated every step: keep what does not change (the system prompt's estimate, the
-        # history's sums up to the last step) so a step costs what it added, not O(history).
+        # Estimated every step: keep the history's sums up to the last step, so a step costs
+        # what it added, not O(history) (the system prompt's estimate is kept module-wide).
         self._history = RunningEstimate()
-        self._system: tuple[str, int] = ("", 0)
 
     # -- measuring --------------------------------------------------------------------------
 
@@ -216,9 +229,8 @@ class Compactor:
 
     def _full_estimate(self, turn: TurnState, history: Sequence[Message]) -> int:
         request = turn.runner.build_request(list(history))
-        if request.system != self._system[0]:
-            self._system = (request.system, estimate_text(request.system))
-        return self._system[1] + estimate_tools(request.tools) + self._history.total(request.messages)
+        return (_system_estimate(request.system) + estimate_tools(request.tools)
+                + self._history.total(request.messages))
 
     def estimate(self, turn: TurnState, messages: Sequence[Message] | None = None) -> int:
         """Tokens of the next request: the last real count plus what was added since, or a
@@ -240,11 +252,18 @@ class Compactor:
 
     def _surely_within(self, turn: TurnState, limit: float) -> bool:
         """The last real count plus a length bound of what was added since is within ``limit``:
-        no estimate needed (most steps, far from the window, skip the estimator this way)."""
+        no estimate needed (most steps, far from the window, skip the estimator this way).
+        Before any real count (a turn's start), the system prompt's and the tools' estimates
+        (both cached) plus a length bound of the history, at the highest scale believed."""
+        runner = turn.runner
+        history = runner.session.messages
         anchor = turn.last_input_anchor
         if not turn.last_input_tokens or anchor is None:
-            return False
-        history = turn.runner.session.messages
+            bound = estimate_bound(history)
+            if bound is None:
+                return False
+            fixed = _system_estimate(runner.system_text()) + estimate_tools(runner.tools.specs())
+            return MAX_SCALE * (fixed + bound) <= limit
         for k in range(len(history) - 1, -1, -1):
             if history[k].id == anchor:
                 bound = estimate_bound(history[k + 1:])

@@ -249,7 +249,8 @@ class Runner:
             return exc.info()
         return None
 
-    def _system(self) -> str:
+    def system_text(self) -> str:
+        """The system prompt as the next request will carry it."""
         return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
 
     def build_request(self, messages: list[Message]) -> ModelRequest:
@@ -260,7 +261,7 @@ class Runner:
         # cost O(N) per request.
         return ModelRequest.model_construct(
             model=self.model,
-            system=self._system(),
+            system=self.system_text(),
             messages=messages,
             tools=self.tools.specs(),
             max_tokens=self.config.max_tokens,

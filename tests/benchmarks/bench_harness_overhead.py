@@ -99,7 +99,9 @@ def _orkas_setup(url: str, state: dict[str, Any]) -> Path:
     keep their clients)."""
     from orkas_nb.providers.registry import resolve_model
 
-    workspace = Path(state.setdefault("workspace", tempfile.mkdtemp(prefix="orkas-bench-")))
+    if "workspace" not in state:  # one folder for all runs (setdefault would make one per run)
+        state["workspace"] = tempfile.mkdtemp(prefix="orkas-bench-")
+    workspace = Path(state["workspace"])
     state["runs"] = state.get("runs", 0) + 1
     if "provider" not in state:
         state["provider"] = resolve_model("openai/loop-0", base_url=f"{url}/v1", api_key="sk-bench")[0]

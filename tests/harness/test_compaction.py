@@ -29,7 +29,7 @@ from orkas_nb.core.messages import (
     UserMessage,
     user_message,
 )
-from orkas_nb.core.tokens import estimate_image
+from orkas_nb.core.tokens import estimate_image, estimate_messages
 from orkas_nb.harness import InMemorySession, JsonlSession, RunConfig, Runner, ToolRegistry, tool
 from orkas_nb.harness.cancellation import AbortSignal
 from orkas_nb.harness.compaction import (
@@ -703,6 +703,12 @@ async def test_a_step_far_from_the_window_skips_the_estimator_and_one_near_it_do
     turn.last_input_tokens = 79_000  # the bound no longer proves it: estimate, then decide
     assert [e async for e in compactor.after_tool_batch(turn)] == []
     assert estimates == [1]
-    turn.last_input_tokens = None  # no real count (a new turn): always the estimator
+    turn.last_input_tokens = None  # no real count (a new turn): cached system and tool
+    assert [e async for e in compactor.after_tool_batch(turn)] == []  # estimates + a length bound
+    assert estimates == [1]
+    # A window whose threshold is twice the history's estimate: the bound (3x) no longer
+    # proves it, the estimator does, and nothing is compacted.
+    compactor.scale = 1.0  # uncalibrated, as a new agent's (the real counts above moved it)
+    compactor.config.context_window = int(2 * estimate_messages(history) / 0.8)
     assert [e async for e in compactor.after_tool_batch(turn)] == []
     assert estimates == [1, 1]
