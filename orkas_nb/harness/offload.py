@@ -4,8 +4,8 @@ Sync tools run in a worker thread so a slow one cannot hold Stop or the other to
 ``asyncio.to_thread`` that hop cost ~120 us of CPU per call on the 2-core test machine (an
 executor future built on condition variables, a wrapped asyncio future, and a wake-up of the
 loop through its self-pipe): a sixth of a bare model request, paid at every tool step. Here a
-job goes to an idle worker through a ``SimpleQueue`` and the loop first waits a short grace
-(``GRACE_S``) on a plain lock: most tool calls finish inside it and the loop goes on without
+job goes to an idle worker through a ``SimpleQueue`` and, when no other call is pending, the
+loop first waits a short grace (``GRACE_S``) on a plain lock: most tool calls finish inside it and the loop goes on without
 a self-pipe round trip (~60 us). A call that outlasts the grace is awaited like any future, so
 cancellation (Stop) lands at once; the abandoned call finishes in its thread and its result is
 dropped, as with ``to_thread``.
@@ -70,15 +70,20 @@ class _Workers:
         self._lock = threading.Lock()
         self._idle = 0
         self._threads = 0
+        self._pending = 0  # submitted and not finished
 
-    def submit(self, job: _Job) -> None:
+    def submit(self, job: _Job) -> int:
+        """Queue a job; returns how many others were pending (a batch is running)."""
         with self._lock:
+            others = self._pending
+            self._pending += 1
             if self._idle:
                 self._idle -= 1
             elif self._threads < MAX_WORKERS:
                 self._threads += 1
                 threading.Thread(target=self._work, name="orkas-offload", daemon=True).start()
         self._jobs.put(job)
+        return others
 
     def _work(self) -> None:
         while True:
@@ -88,6 +93,7 @@ class _Workers:
             # worker instead of starting another; the wake-up is the last thing done.
             with self._lock:
                 self._idle += 1
+                self._pending -= 1
             job.signal()
             del job  # do not keep the last result alive while idle
 
@@ -109,8 +115,10 @@ async def run_blocking(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     """``await asyncio.to_thread(fn, *args, **kwargs)``, cheaper; context variables carry over."""
     context = contextvars.copy_context()
     job = _Job(lambda: context.run(fn, *args, **kwargs))
-    _workers.submit(job)
-    if job.done.acquire(timeout=GRACE_S):
+    # The grace is for a call on its own: one submitted while others are pending (a batch of
+    # read-only tools) goes straight to the await, so a batch holds the loop one grace at most.
+    alone = _workers.submit(job) == 0
+    if job.done.acquire(timeout=GRACE_S) if alone else job.done.acquire(blocking=False):
         return job.result()  # type: ignore[no-any-return]
     loop = asyncio.get_running_loop()
     waiter = loop.create_future()
