@@ -111,24 +111,29 @@ async def test_abort_before_start_ends_at_once_with_the_prompt_saved() -> None:
     assert model.requests == []
 
 
-async def test_consumer_walking_away_ends_the_turn_and_keeps_pairing() -> None:
-    ran: list[str] = []
+def _runner_whose_tool_hangs(started: asyncio.Event) -> Runner:
+    """The model calls ``hang``, a tool that sets ``started`` and then sleeps for 30 s."""
 
     @tool
     async def hang() -> str:
         """Hangs."""
-        ran.append("hang")
+        started.set()
         await asyncio.sleep(30)
         return "x"
 
-    runner = Runner(ScriptedModel([reply("", call("hang", "h1")), reply("x")]), "m",
-                    tools=ToolRegistry([hang]))
+    return Runner(ScriptedModel([reply("", call("hang", "h1")), reply("x")]), "m",
+                  tools=ToolRegistry([hang]))
+
+
+async def test_consumer_walking_away_ends_the_turn_and_keeps_pairing() -> None:
+    started = asyncio.Event()
+    runner = _runner_whose_tool_hangs(started)
     gen = runner.run("go")
     async for event in gen:
         if isinstance(event, ToolStart):
             break  # the turn advances as the consumer reads: the tool has not started
     await gen.aclose()
-    assert ran == []
+    assert not started.is_set()
     assert pairing_problems(runner.session.messages) == []
     assert runner.session.messages[-1].status == "interrupted"
     assert not runner.running
@@ -136,16 +141,7 @@ async def test_consumer_walking_away_ends_the_turn_and_keeps_pairing() -> None:
 
 async def test_cancelling_the_consumers_task_mid_tool_keeps_pairing_and_propagates() -> None:
     gate = asyncio.Event()
-
-    @tool
-    async def hang() -> str:
-        """Hangs."""
-        gate.set()
-        await asyncio.sleep(30)
-        return "x"
-
-    runner = Runner(ScriptedModel([reply("", call("hang", "h1")), reply("x")]), "m",
-                    tools=ToolRegistry([hang]))
+    runner = _runner_whose_tool_hangs(gate)
     seen: list[str] = []
 
     async def consume() -> None:
@@ -196,16 +192,7 @@ async def test_a_stop_leaves_the_consumers_task_uncancelled() -> None:
     # The turn runs in the consumer's task and Stop cancels it while it waits inside the turn;
     # the turn takes that cancellation back, so the consumer's next await is not cancelled.
     started = asyncio.Event()
-
-    @tool
-    async def slow() -> str:
-        """Slow."""
-        started.set()
-        await asyncio.sleep(30)
-        return "x"
-
-    runner = Runner(ScriptedModel([reply("", call("slow", "s1")), reply("x")]), "m",
-                    tools=ToolRegistry([slow]))
+    runner = _runner_whose_tool_hangs(started)
     abort = AbortSignal()
 
     async def press() -> None:
