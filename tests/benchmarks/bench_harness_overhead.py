@@ -11,14 +11,16 @@ arrive in 4 deltas, then a last step of 20 text deltas. Each client runs in its 
 
 Measured per N: client CPU (user+sys, ``time.process_time``) for the whole run divided by the
 model requests it made (median over --repeat runs, and at least enough runs for
-MIN_REQUESTS requests, so N = 1 is not judged on six requests; after a warm-up run); time to the first
+MIN_REQUESTS requests, so N = 1 is not judged on six requests; after a warm-up run). The clients
+take turns over --rounds rounds (each a share of the runs), so the machine's speed drifting during
+the run falls on the floor and the frameworks alike; time to the first
 text delta of a one-request text answer (median of 10); peak RSS of the client process.
 The third-party frameworks are not project dependencies: install them in a separate
 environment and pass its interpreter with ``--python`` (a framework that cannot be imported
 is reported as such). The machine is small and shared: figures are noisy; compare ratios
 measured in the same run.
 
-    python tests/benchmarks/bench_harness_overhead.py [--n 1,10,50,100] [--repeat 3]
+    python tests/benchmarks/bench_harness_overhead.py [--n 1,10,50,100] [--repeat 3] [--rounds 3]
         [--python /path/to/venv/bin/python] [--only bare,orkas]
 """
 
@@ -266,14 +268,14 @@ def _version(name: str) -> str:
 MIN_REQUESTS = 60
 
 
-async def worker(name: str, url: str, ns: list[int], repeat: int) -> dict[str, Any]:
+async def worker(name: str, url: str, ns: list[int], repeat: int, min_requests: int) -> dict[str, Any]:
     run = CLIENTS[name]
     state: dict[str, Any] = {}
     await run(url, "loop-1", state)  # warm-up: imports, connections, first-call caches
     per_n: dict[str, Any] = {}
     for n in ns:
         samples = []
-        for _ in range(max(repeat, -(-MIN_REQUESTS // (n + 1)))):
+        for _ in range(max(repeat, -(-min_requests // (n + 1)))):
             state.pop("t0", None)
             t0 = time.process_time()
             requests, _ = await run(url, f"loop-{n}", state)
@@ -307,35 +309,59 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", default="1,10,50,100")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="clients take turns this many times, so a drift of the machine's speed "
+                             "during the run falls on all of them alike")
     parser.add_argument("--python", default=sys.executable,
                         help="interpreter with pydantic-ai and openai-agents installed")
     parser.add_argument("--only", default="bare,orkas,pydantic_ai,openai_agents",
                         help="clients to run; the breakdown adds " + ",".join(BREAKDOWN))
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--min-requests", type=int, default=MIN_REQUESTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     ns = [int(x) for x in args.n.split(",")]
     if args.worker:
-        print(json.dumps(asyncio.run(worker(args.worker, args.url, ns, args.repeat))))
+        print(json.dumps(asyncio.run(worker(args.worker, args.url, ns, args.repeat, args.min_requests))))
         return
+    rounds = max(1, args.rounds)
+    per_round = {"--repeat": str(-(-args.repeat // rounds)), "--min-requests": str(-(-MIN_REQUESTS // rounds))}
+    names = args.only.split(",")
+    parts: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     server, url = _start_server()
-    results: dict[str, dict[str, Any]] = {}
     try:
-        for name in args.only.split(","):
-            python = args.python if name in ("pydantic_ai", "openai_agents") else sys.executable
-            env = {**os.environ, "PYTHONPATH": str(REPO)}
-            done = subprocess.run([python, __file__, "--worker", name, "--url", url, "--n", args.n,
-                                   "--repeat", str(args.repeat)], capture_output=True, text=True, env=env,
-                                  check=False)
-            if done.returncode != 0:
-                results[name] = {"error": (done.stderr.strip().splitlines() or ["failed"])[-1]}
-            else:
-                results[name] = json.loads(done.stdout.strip().splitlines()[-1])
-            print(f"# {name}: done", file=sys.stderr, flush=True)
+        for _ in range(rounds):
+            for name in names:
+                if parts[name] and "error" in parts[name][-1]:
+                    continue
+                python = args.python if name in ("pydantic_ai", "openai_agents") else sys.executable
+                env = {**os.environ, "PYTHONPATH": str(REPO)}
+                done = subprocess.run([python, __file__, "--worker", name, "--url", url, "--n", args.n,
+                                       *(x for kv in per_round.items() for x in kv)],
+                                      capture_output=True, text=True, env=env, check=False)
+                if done.returncode != 0:
+                    parts[name].append({"error": (done.stderr.strip().splitlines() or ["failed"])[-1]})
+                else:
+                    parts[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+                print(f"# {name}: round {len(parts[name])} done", file=sys.stderr, flush=True)
     finally:
         server.terminate()
         server.wait(timeout=10)
-    _report(results, ns)
+    _report({name: _merge(p) for name, p in parts.items()}, ns)
+
+
+def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One client's rounds as one result: medians over all their samples."""
+    errors = [p for p in parts if "error" in p]
+    if errors:
+        return errors[0]
+    per_n: dict[str, Any] = {}
+    for n in parts[0]["per_n"]:
+        samples = [s for p in parts for s in p["per_n"][n]["samples_ms"]]
+        per_n[n] = {"cpu_ms_per_request": round(statistics.median(samples), 3), "samples_ms": samples}
+    ttfts = [p["ttft_ms"] for p in parts if p["ttft_ms"] is not None]
+    return {**parts[0], "per_n": per_n, "ttft_ms": round(statistics.median(ttfts), 2) if ttfts else None,
+            "peak_rss_mb": max(p["peak_rss_mb"] for p in parts)}
 
 
 def _report(results: dict[str, dict[str, Any]], ns: list[int]) -> None:
