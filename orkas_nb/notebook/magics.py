@@ -255,10 +255,11 @@ class AgentMagics(Magics):
 
 def _sandbox_mode() -> str:
     try:
-        from ..tools import isolation_status
+        from ..tools import ToolSettings, isolation_status
+        from ..tools.limits import describe
 
         status = isolation_status()
-        return f"{status.mode} ({status.detail})"
+        return f"{status.mode} ({status.detail}); {describe(ToolSettings())}"
     except Exception as exc:  # noqa: BLE001 - the tools layer reports; the magic only shows
         return f"unknown ({type(exc).__name__}: {exc})"
 

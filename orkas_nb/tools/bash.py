@@ -25,6 +25,7 @@ from ..harness.tools import FunctionTool, ToolContext, ToolOutput
 from .approval import ApprovalRequest, Decision
 from ._job_supervisor import SLIRP_MARKER
 from .jobs import JobStore, kill_group
+from .limits import limit_argv
 from .paths import STATE_DIR
 from .risk import Context, Grade, grade
 from .sandbox import IsolationStatus, build_env, bwrap_argv, isolation_status
@@ -127,15 +128,16 @@ class ShellExecutor:
              background: bool = False) -> list[str]:
         inner = [self.shell, "--noprofile", "--norc", "-c", command] if self.shell.endswith(
             "bash") else [self.shell, "-c", command]
-        if not self.status.isolated:
-            return [sys.executable, "-I", "-S", str(REAPER), "--", *inner]
         s = self.box.settings
+        limits = limit_argv(s)  # prlimit execs what follows: the pid stays the command's
+        if not self.status.isolated:
+            return [*limits, sys.executable, "-I", "-S", str(REAPER), "--", *inner]
         argv = bwrap_argv(self.box.policy, cwd, env, network=s.network and not self.filtered_net,
                           readonly_extra=s.extra_readonly_paths, consented_secrets=consent_secrets,
                           die_with_parent=True)
         if self.filtered_net:
             argv.insert(1, SLIRP_MARKER)  # replaced by the link's descriptors at spawn time
-        return argv + ["--", *inner]
+        return [*limits, *argv, "--", *inner]
 
     async def _stop(self, proc: asyncio.subprocess.Process) -> None:
         if not self.status.isolated and proc.returncode is None:

@@ -24,6 +24,10 @@ class ToolSettings(BaseModel):
     network: bool = False
     bash_timeout_s: float = 120.0
     bash_max_timeout_s: float = 600.0
+    # Per process of a command (RLIMIT_DATA): None is half the machine's memory, 0 no limit.
+    bash_memory_mb: int | None = Field(default=None, ge=0)
+    # Processes of your user while a command runs (RLIMIT_NPROC; root is exempt): 0 no limit.
+    bash_max_processes: int = Field(default=4096, ge=0)
     output_cap_chars: int = 30_000
     job_log_max_bytes: int = 50 * 1024 * 1024
     env_allow: list[str] = Field(default_factory=list)

@@ -326,3 +326,61 @@ def test_isolation_status_is_reported() -> None:
     assert auto.mode in ("bubblewrap", "none") and auto.detail
     if auto.isolated:
         assert "Jupyter server" in isolation_status("auto", network=True).detail
+
+
+
+ALLOCATE = """import sys
+b = bytearray(int(sys.argv[1]) * 1024 * 1024)
+b[-1] = 1
+print("allocated", sys.argv[1], "MB")
+"""
+
+
+def _allocator(world) -> None:  # type: ignore[no-untyped-def]
+    (world.ws / "alloc.py").write_text(ALLOCATE)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_command_past_the_memory_limit_fails_on_its_own(world, make_caller, mode: str) -> None:
+    _allocator(world)
+    call = make_caller(mode, approver=Recorder(answer=Decision.RUN), bash_memory_mb=256)
+    ok, text, _ = await call("bash", command="python3 alloc.py 64")
+    assert ok and "allocated 64 MB" in text
+    ok, text, _ = await call("bash", command="python3 alloc.py 1024")
+    assert not ok and "MemoryError" in text and "allocated" not in text
+    # Per process and inherited: a grandchild of the command is held to it too.
+    ok, text, _ = await call("bash", command="bash -c 'python3 alloc.py 1024'")
+    assert not ok and "MemoryError" in text
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_background_job_runs_under_the_limits(world, make_caller, mode: str) -> None:
+    _allocator(world)
+    call = make_caller(mode, approver=Recorder(answer=Decision.RUN), bash_memory_mb=256)
+    ok, text, _ = await call("bash", command="python3 alloc.py 1024", background=True)
+    assert ok, text
+    job = text.split()[3].rstrip(";")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        ok, text, _ = await call("bash_poll", job_id=job, max_chars=5000)
+        if "exited with code" in text:
+            break
+        await asyncio.sleep(0.1)
+    assert "MemoryError" in text and "exited with code 1" in text
+
+
+async def test_limits_can_be_turned_off_and_are_described(world, make_caller) -> None:
+    from orkas_nb.tools.limits import describe, limit_argv, memory_limit_mb
+    from orkas_nb.tools.settings import ToolSettings
+
+    assert limit_argv(ToolSettings(bash_memory_mb=0, bash_max_processes=0)) == []
+    assert describe(ToolSettings(bash_memory_mb=0, bash_max_processes=0)).startswith("no resource limits")
+    default = ToolSettings()
+    assert 256 <= memory_limit_mb(default) <= psutil.virtual_memory().total // 2**20
+    argv = limit_argv(default)
+    assert argv[-1] == "--" and f"--data={memory_limit_mb(default) * 2**20}" in argv
+    assert "--nproc=4096" in argv
+    _allocator(world)
+    call = make_caller("degraded", approver=Recorder(answer=Decision.RUN), bash_memory_mb=0)
+    ok, text, _ = await call("bash", command="python3 alloc.py 300")
+    assert ok and "allocated 300 MB" in text
