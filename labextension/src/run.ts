@@ -249,7 +249,39 @@ export class RunView extends DOMWidgetView {
   private _onStop(): void {
     this._stopping = true;
     this.send({ type: 'stop' });
+    if (this._agentCodeHoldsTheKernel()) {
+      // Code the agent runs in the kernel (run_python) holds its main thread, where the stop
+      // message waits its turn: interrupt the kernel too, as the toolbar's ■ would. The kernel
+      // side takes that interrupt for a Stop of the run.
+      void this._interruptKernel();
+    }
     this._updateBar();
+  }
+
+  private _agentCodeHoldsTheKernel(): boolean {
+    for (const prompt of this._prompts.values()) {
+      if (!prompt.node.dataset.answer) {
+        return false; // still asking for consent: nothing runs, the stop message gets through
+      }
+    }
+    for (const card of this._cards.values()) {
+      if (card.node.dataset.tool === 'run_python' && card.node.dataset.status === 'running') {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private async _interruptKernel(): Promise<void> {
+    // JupyterLab's widget managers carry the kernel; the base interface does not declare it.
+    const manager = this.model.widget_manager as unknown as {
+      kernel?: { interrupt(): Promise<void> } | null;
+    };
+    try {
+      await manager.kernel?.interrupt();
+    } catch (reason) {
+      this._showError(`Could not interrupt the kernel: ${reason}`);
+    }
   }
 
   private _onSteer(): void {

@@ -38,6 +38,13 @@ model = ScriptedModel([
 ])
 """
 
+LONG_CODE_MODEL = """\
+model = ScriptedModel([
+    reply("Running the long job.", call("run_python", code="import time\\nfor i in range(600):\\n    time.sleep(0.1)")),
+    reply("unreachable"),
+])
+"""
+
 STOP_MODEL = """\
 model = ScriptedModel([
     reply("counting " + " ".join(str(i) for i in range(2000)), chunk_chars=5, delay_s=0.05),

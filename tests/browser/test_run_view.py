@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from .cells import AGENT_CELL, APPROVAL_MODEL, SETUP, STOP_MODEL, STREAMING_MODEL
+from .cells import AGENT_CELL, APPROVAL_MODEL, LONG_CODE_MODEL, SETUP, STOP_MODEL, STREAMING_MODEL
 from .conftest import OUTPUT
 from .notebook import CELLS, WIDGETS_NO_KERNEL, NotebookPage
 
@@ -162,6 +162,31 @@ def test_stop_ends_the_run(nb: NotebookPage) -> None:
     assert "1999" not in transcript.inner_text()  # it did not run to the end
     print(f"Stop: click to cell done in {took:.2f} s")
     assert took < 5.0, f"Stop took {took:.1f} s"  # the bound a user feels is ~1 s; margin for CI
+    nb.assert_no_console_errors()
+
+
+def test_stop_interrupts_agent_code_that_holds_the_kernel(nb: NotebookPage) -> None:
+    """run_python's code runs on the kernel's main thread, where the Stop message would wait for
+    it (60 s here): the button interrupts the kernel as well."""
+    _prepare(nb, "stop-code.ipynb", LONG_CODE_MODEL, "%%agent -m $model\nRun the long job.")
+    nb.run_cell(2)
+    run = nb.output(2).locator(".orkas-run:not(.orkas-transcript)")
+    prompt = run.locator(".orkas-approval")
+    prompt.wait_for()
+    prompt.locator(".orkas-approve-once").click()
+    prompt.locator("xpath=self::*[@data-answer='once']").wait_for()
+    time.sleep(1.0)  # the approved code is in its loop now, holding the kernel's main thread
+    assert run.locator(".orkas-tool[data-tool='run_python']").get_attribute("data-status") == "running"
+    clicked = time.monotonic()
+    run.locator(".orkas-stop").click()
+    nb.wait_cell_done(2, timeout=30_000)
+    took = time.monotonic() - clicked
+    transcript = nb.output(2).locator(".orkas-transcript")
+    transcript.wait_for()
+    assert transcript.get_attribute("data-status") == "cancelled"
+    assert "unreachable" not in transcript.inner_text()
+    print(f"Stop during run_python: click to cell done in {took:.2f} s")
+    assert took < 5.0, f"Stop took {took:.1f} s"
     nb.assert_no_console_errors()
 
 
