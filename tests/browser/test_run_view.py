@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,19 @@ def _prepare(nb: NotebookPage, name: str, model_cell: str, agent_cell: str = AGE
     for i in (0, 1):
         nb.run_cell(i)
         nb.wait_cell_done(i)
+
+
+def _press_stop(nb: NotebookPage, run: Any) -> tuple[Any, float]:
+    """Click the run's Stop; returns the transcript that replaces the view (checked as stopped)
+    and the seconds from the click until the cell was done."""
+    clicked = time.monotonic()
+    run.locator(".orkas-stop").click()
+    nb.wait_cell_done(2, timeout=30_000)
+    took = time.monotonic() - clicked
+    transcript = nb.output(2).locator(".orkas-transcript")
+    transcript.wait_for()
+    assert transcript.get_attribute("data-status") == "cancelled"
+    return transcript, took
 
 
 def test_text_streams_tool_card_completes_and_transcript_survives_reopen(nb: NotebookPage) -> None:
@@ -152,13 +166,7 @@ def test_stop_ends_the_run(nb: NotebookPage) -> None:
     nb.page.wait_for_function(
         "(el) => (el.querySelector('.orkas-md') || {}).textContent?.includes('counting 0 1 2')",
         arg=run.wait_for() or run.element_handle())
-    clicked = time.monotonic()
-    run.locator(".orkas-stop").click()
-    nb.wait_cell_done(2, timeout=30_000)
-    took = time.monotonic() - clicked
-    transcript = nb.output(2).locator(".orkas-transcript")
-    transcript.wait_for()
-    assert transcript.get_attribute("data-status") == "cancelled"
+    transcript, took = _press_stop(nb, run)
     assert "1999" not in transcript.inner_text()  # it did not run to the end
     print(f"Stop: click to cell done in {took:.2f} s")
     assert took < 5.0, f"Stop took {took:.1f} s"  # the bound a user feels is ~1 s; margin for CI
@@ -177,13 +185,7 @@ def test_stop_interrupts_agent_code_that_holds_the_kernel(nb: NotebookPage) -> N
     prompt.locator("xpath=self::*[@data-answer='once']").wait_for()
     time.sleep(1.0)  # the approved code is in its loop now, holding the kernel's main thread
     assert run.locator(".orkas-tool[data-tool='run_python']").get_attribute("data-status") == "running"
-    clicked = time.monotonic()
-    run.locator(".orkas-stop").click()
-    nb.wait_cell_done(2, timeout=30_000)
-    took = time.monotonic() - clicked
-    transcript = nb.output(2).locator(".orkas-transcript")
-    transcript.wait_for()
-    assert transcript.get_attribute("data-status") == "cancelled"
+    transcript, took = _press_stop(nb, run)
     assert "unreachable" not in transcript.inner_text()
     print(f"Stop during run_python: click to cell done in {took:.2f} s")
     assert took < 5.0, f"Stop took {took:.1f} s"

@@ -27,6 +27,16 @@ def _alive(pid: int) -> bool:
         return False
 
 
+async def _poll_until(call, job: str, needle: str, timeout_s: float) -> str:  # type: ignore[no-untyped-def]
+    """bash_poll a background job until its text holds ``needle`` (or the time is up)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        _, text, _ = await call("bash_poll", job_id=job, max_chars=5000)
+        if needle in text or time.monotonic() > deadline:
+            return text
+        await asyncio.sleep(0.1)
+
+
 def _pid_from(ws: Path, name: str, timeout: float = 5.0) -> int:
     """The host PID a command recorded (through /proc, which is the host's in degraded mode;
     in the sandbox the command writes a marker and we find it by its command line)."""
@@ -262,12 +272,7 @@ async def test_background_log_is_capped(world, make_caller) -> None:
     call = make_caller("degraded", job_log_max_bytes=1000)
     ok, text, _ = await call("bash", command="seq 1 100000; echo finished", background=True)
     job = text.split()[3].rstrip(";")
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        ok, text, _ = await call("bash_poll", job_id=job, max_chars=5000)
-        if "exited with code 0" in text:
-            break
-        await asyncio.sleep(0.1)
+    text = await _poll_until(call, job, "exited with code 0", timeout_s=10)
     assert "exited with code 0" in text  # the job was not blocked by the cap
     log = (world.ws / ".orkas" / "jobs" / f"{job}.log").read_bytes()
     assert log.startswith(b"1\n2\n") and b"log capped at 1000 bytes" in log
@@ -359,13 +364,7 @@ async def test_a_background_job_runs_under_the_limits(world, make_caller, mode: 
     call = make_caller(mode, approver=Recorder(answer=Decision.RUN), bash_memory_mb=256)
     ok, text, _ = await call("bash", command="python3 alloc.py 1024", background=True)
     assert ok, text
-    job = text.split()[3].rstrip(";")
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        ok, text, _ = await call("bash_poll", job_id=job, max_chars=5000)
-        if "exited with code" in text:
-            break
-        await asyncio.sleep(0.1)
+    text = await _poll_until(call, text.split()[3].rstrip(";"), "exited with code", timeout_s=20)
     assert "MemoryError" in text and "exited with code 1" in text
 
 
