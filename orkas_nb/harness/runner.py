@@ -358,9 +358,10 @@ class Runner:
                     turn.stats.retries += 1
                     emit(Retry, attempt=ev.attempt, delay_s=ev.delay_s, reason=ev.reason,
                          error_kind=ev.error_kind, rotated_to=ev.rotated_to)
-                else:
-                    if isinstance(ev, StreamDone):
-                        final = ev
+                elif isinstance(ev, StreamDone):
+                    final = ev
+                    continue
+                else:  # a tool call announced: nothing to show before its end
                     continue
                 yield
                 turn.raise_if_stopped()
@@ -415,19 +416,20 @@ class Runner:
                         turn.stats.denials += 1
                     elif result.status != "ok":
                         turn.stats.tool_failures += 1
+                    unsaved: StateError | None = None
                     try:
                         self.session.append(result)
-                    except StateError:
+                    except StateError as exc:
                         # The tool ran; keep its observation for the caller, then surface (SPEC §3.6).
                         turn.unsaved.append(result)
-                        emit(ToolEnd, call_id=result.tool_call_id, name=result.name,
-                             status=result.status, result=result.text[:EXCERPT_CHARS],
-                             duration_s=outcome.duration_s, output_files=outcome.output_files)
-                        raise
-                    turn.output_files.extend(outcome.output_files)
+                        unsaved = exc
+                    else:
+                        turn.output_files.extend(outcome.output_files)
                     emit(ToolEnd, call_id=result.tool_call_id, name=result.name, status=result.status,
                          result=result.text[:EXCERPT_CHARS], duration_s=outcome.duration_s,
                          output_files=outcome.output_files)
+                    if unsaved is not None:
+                        raise unsaved
                     yield
                     turn.raise_if_stopped()
 

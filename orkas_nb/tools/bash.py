@@ -81,6 +81,8 @@ class ShellExecutor:
 
         self.filtered_net = self.status.isolated and box.settings.network and _netns.available()
         self.shell = shutil.which("bash") or "/bin/sh"
+        # prlimit execs what follows: the pid stays the command's (see limits.py)
+        self.limits = limit_argv(box.settings)
 
     def _cwd(self, cwd: str) -> Path:
         target = self.box.policy.check(cwd)
@@ -128,16 +130,15 @@ class ShellExecutor:
              background: bool = False) -> list[str]:
         inner = [self.shell, "--noprofile", "--norc", "-c", command] if self.shell.endswith(
             "bash") else [self.shell, "-c", command]
-        s = self.box.settings
-        limits = limit_argv(s)  # prlimit execs what follows: the pid stays the command's
         if not self.status.isolated:
-            return [*limits, sys.executable, "-I", "-S", str(REAPER), "--", *inner]
+            return [*self.limits, sys.executable, "-I", "-S", str(REAPER), "--", *inner]
+        s = self.box.settings
         argv = bwrap_argv(self.box.policy, cwd, env, network=s.network and not self.filtered_net,
                           readonly_extra=s.extra_readonly_paths, consented_secrets=consent_secrets,
                           die_with_parent=True)
         if self.filtered_net:
             argv.insert(1, SLIRP_MARKER)  # replaced by the link's descriptors at spawn time
-        return [*limits, *argv, "--", *inner]
+        return [*self.limits, *argv, "--", *inner]
 
     async def _stop(self, proc: asyncio.subprocess.Process) -> None:
         if not self.status.isolated and proc.returncode is None:

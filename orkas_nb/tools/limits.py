@@ -24,6 +24,11 @@ from .settings import ToolSettings
 
 
 @lru_cache(maxsize=1)
+def _prlimit() -> str | None:
+    return shutil.which("prlimit")
+
+
+@lru_cache(maxsize=1)
 def machine_memory_mb() -> int:
     import psutil
 
@@ -41,7 +46,7 @@ def limit_argv(settings: ToolSettings) -> list[str]:
     """The ``prlimit`` prefix for a command's argv, or [] when no limit applies or can be set."""
     memory_mb = memory_limit_mb(settings)
     processes = settings.bash_max_processes
-    prlimit = shutil.which("prlimit")
+    prlimit = _prlimit()
     if prlimit is None or not (memory_mb or processes):
         return []
     argv = [prlimit]
@@ -58,7 +63,7 @@ def describe(settings: ToolSettings) -> str:
     processes = settings.bash_max_processes
     if not (memory_mb or processes):
         return "no resource limits (turned off)"
-    if shutil.which("prlimit") is None:
+    if _prlimit() is None:
         return "no resource limits: prlimit (util-linux) is not installed"
     parts = []
     if memory_mb:
