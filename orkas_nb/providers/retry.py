@@ -1,24 +1,34 @@
 """Retries and rotation under the runner (SPEC §6): one logical stream over several attempts.
 
 :class:`FailoverProvider` wraps a list of :class:`Candidate` (provider, model, label) and reads
-like a chain: ``stream`` (rotation) → ``_attempt`` (one try of one candidate). Decisions come
-from the error's ``action`` only:
+like a chain: ``stream`` (rotation) → ``_decide`` (what the last failure calls for). Decisions
+come from the error's ``action`` only:
 
 ====================  ===========================================================
 transient             retry the same candidate: backoff ``base·2^n`` with jitter, capped
-                      at 30 s (a server's ``retry-after`` on a 5xx/529 is honoured)
+                      at 30 s (a server's ``retry-after`` on a 5xx/529 is honoured up to
+                      120 s); once the candidate's attempts are spent, the next one
 rate limit (429)      cool the candidate down for ``retry-after`` (or the backoff) and
-                      rotate; with no other candidate, wait that long and retry in place
+                      rotate; with no other candidate ready, wait for the first one back
+                      (at most 120 s)
 account (401/403…)    no retry on this key: cool it down 10 min (in process) and rotate
 request / overflow    surfaced at once (another key fails the same way; the runner
                       compacts on overflow)
 ====================  ===========================================================
 
+**One budget per request.** Every attempt counts, a switch with no wait included: each
+candidate gets at most ``max_retries + 1`` attempts, so a request makes at most
+``(max_retries + 1) × candidates`` of them, and the waits of one request add up to at most
+``max_total_wait_s``. Whatever would go past either bound surfaces the last error instead.
+(Before, a switch to a ready candidate was free, and two keys answering 429 with
+``retry-after: 0`` rotated forever.)
+
 Every wait or switch is announced in the stream as :class:`StreamRetry` before it happens (the
-runner re-emits it as a ``retry`` event). Once the first content event (text, thinking or a
-tool call) has been yielded, nothing is retried or rotated: the error is surfaced, because the
-user has seen output and the model may have proposed side effects. Thinking counts as content
-because it was already shown to the user and a second attempt would show it twice.
+runner re-emits it as a ``retry`` event), its reason saying how long it waits. Once the first
+content event (text, thinking or a tool call) has been yielded, nothing is retried or rotated:
+the error is surfaced, because the user has seen output and the model may have proposed side
+effects. Thinking counts as content because it was already shown to the user and a second
+attempt would show it twice.
 """
 
 from __future__ import annotations
@@ -55,10 +65,11 @@ _CONTENT = (StreamText, StreamThinking, StreamToolCall)
 class RetryPolicy:
     """How long to wait before attempt ``n`` (1-based) of a retry in place."""
 
-    max_retries: int = 4
+    max_retries: int = 4  # retries per candidate: each gets at most max_retries + 1 attempts
     base_s: float = 1.0
-    cap_s: float = 30.0
+    cap_s: float = 30.0  # our own backoff never waits longer than this at once
     max_retry_after_s: float = 120.0  # a server asking for longer than this is surfaced instead
+    max_total_wait_s: float = 300.0  # all the waits of one request together
     jitter: Callable[[], float] = field(default=random.random, compare=False)
 
     def backoff(self, n: int) -> float:
@@ -151,11 +162,11 @@ class FailoverProvider:
             return request
         return request.model_copy(update={"model": candidate.model})
 
-    def _next_ready(self, after: int) -> int | None:
+    def _next_ready(self, after: int, usable: Callable[[int], bool]) -> int | None:
         n = len(self.candidates)
-        for step in range(1, n + 1):
+        for step in range(1, n):
             index = (after + step) % n
-            if index != after and self.cooldowns.remaining(self.candidates[index].label) == 0:
+            if usable(index) and self.cooldowns.remaining(self.candidates[index].label) == 0:
                 return index
         return None
 
@@ -171,14 +182,14 @@ class FailoverProvider:
         if wait > self.policy.max_retry_after_s:
             labels = ", ".join(c.label for c in self.candidates)
             raise AccountError(
-                f"every candidate is cooling down after an account error ({labels}); "
+                f"every candidate is cooling down after an account error or a long rate limit ({labels}); "
                 f"the first is usable again in {wait:.0f} s"
             )
-        retries = 0
-        announce = 0
+        budget = _Budget(len(self.candidates), self.policy)
         while True:
             if wait > 0:  # every candidate is resting (rate limits): wait for the first one back
                 await self._sleep(wait)
+            budget.attempted(index, wait)
             candidate = self.candidates[index]
             produced = False
             try:
@@ -190,41 +201,71 @@ class FailoverProvider:
             except ProviderError as error:
                 if produced or error.action not in ("retry", "rotate"):
                     raise
-                decision = self._decide(error, index, retries)
+                decision = self._decide(error, index, budget)
                 if decision is None:
                     raise
                 next_index, wait, reason = decision
-                if next_index == index or wait > 0:
-                    retries += 1
-                announce += 1
                 rotated = self.candidates[next_index].label if next_index != index else None
-                yield StreamRetry(attempt=announce, delay_s=round(wait, 3), reason=reason,
+                yield StreamRetry(attempt=budget.total, delay_s=round(wait, 3), reason=reason,
                                   error_kind=type(error).__name__, rotated_to=rotated)
                 index = next_index
 
-    def _decide(self, error: ProviderError, index: int, retries: int) -> tuple[int, float, str] | None:
+    def _decide(self, error: ProviderError, index: int, budget: _Budget) -> tuple[int, float, str] | None:
         """(candidate to try next, seconds to wait first, why) or None to surface ``error``."""
         label = self.candidates[index].label
         policy = self.policy
         if isinstance(error, AccountError):
             self.cooldowns.cool(label, ACCOUNT_COOLDOWN_S)
-            other = self._next_ready(index)
-            if other is None:
-                return None
-            return other, 0.0, f"{label}: account refused ({error}); switching"
-        if retries >= policy.max_retries:
+            budget.spend(index)
+            why = f"{label}: account refused ({error})"
+        else:
+            wait = policy.wait_for(error, budget.used[index])
+            if error.action == "rotate":  # rate limited: rest this one, use another if any
+                self.cooldowns.cool(label, wait)
+                why = f"{label}: rate limited"
+            elif wait <= policy.max_retry_after_s and budget.left(index) and budget.affords(wait):
+                return index, wait, f"{label}: {error}; retrying in {wait:.1f} s"
+            else:  # this candidate's attempts (or the wait it asks for) are spent: rest it, move on
+                self.cooldowns.cool(label, wait)
+                budget.spend(index)
+                why = f"{label}: {error}"
+        other = self._next_ready(index, budget.left)
+        if other is not None:
+            return other, 0.0, f"{why}; switching to {self.candidates[other].label}"
+        # Nobody ready: wait for whichever candidate with attempts left is back first.
+        waiting = [i for i in range(len(self.candidates)) if budget.left(i)]
+        if not waiting:
             return None
-        wait = policy.wait_for(error, retries + 1)
-        if wait > policy.max_retry_after_s:
+        soonest = min(waiting, key=lambda i: self.cooldowns.remaining(self.candidates[i].label))
+        wait = self.cooldowns.remaining(self.candidates[soonest].label)
+        if wait > policy.max_retry_after_s or not budget.affords(wait):
             return None
-        if error.action == "rotate":  # rate limited: rest this one, use another if any
-            self.cooldowns.cool(label, wait)
-            other = self._next_ready(index)
-            if other is not None:
-                return other, 0.0, f"{label}: rate limited; switching"
-            # Everyone is resting: wait for whichever candidate is back first.
-            soonest = min(range(len(self.candidates)),
-                          key=lambda i: self.cooldowns.remaining(self.candidates[i].label))
-            wait = self.cooldowns.remaining(self.candidates[soonest].label)
-            return soonest, wait, f"{label}: rate limited; waiting {wait:.1f} s"
-        return index, wait, f"{label}: {error}; retrying in {wait:.1f} s"
+        return soonest, wait, f"{why}; waiting {wait:.1f} s"
+
+
+class _Budget:
+    """What one request has spent: attempts per candidate and seconds waited."""
+
+    def __init__(self, candidates: int, policy: RetryPolicy) -> None:
+        self.per_candidate = policy.max_retries + 1
+        self.max_wait_s = policy.max_total_wait_s
+        self.used = [0] * candidates
+        self.spent: set[int] = set()  # refused, or asked for more than the budget allows
+        self.waited_s = 0.0
+
+    @property
+    def total(self) -> int:
+        return sum(self.used)
+
+    def attempted(self, index: int, waited_s: float) -> None:
+        self.used[index] += 1
+        self.waited_s += waited_s
+
+    def left(self, index: int) -> bool:
+        return index not in self.spent and self.used[index] < self.per_candidate
+
+    def spend(self, index: int) -> None:
+        self.spent.add(index)
+
+    def affords(self, wait_s: float) -> bool:
+        return self.waited_s + wait_s <= self.max_wait_s
