@@ -1,6 +1,8 @@
 """Compaction: keep a long run inside the model's context window (SPEC §5).
 
-:class:`Compactor` is the runner's :class:`~orkas_nb.harness.runner.ContextPolicy`. At the start
+:class:`Compactor` is the runner's :class:`~orkas_nb.harness.turn.ContextPolicy`; it sees the
+turn through :class:`~orkas_nb.harness.turn.TurnState` and builds what it measures or sends with
+the turn's :class:`~orkas_nb.harness.requests.RequestBuilder`, never through the runner. At the start
 of a turn and after each tool batch it estimates the next request — anchored on the provider's
 last real input count plus an estimate of what was added since, scaled by the ratio of real to
 estimated tokens it has seen (the window is counted in the provider's own tokens) — and, past
@@ -32,7 +34,6 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..core.errors import OrkasError, ProviderError
 from ..core.events import Compaction, RunEvent, Warning
@@ -57,11 +58,8 @@ from ..core.tokens import (
     estimate_text,
     estimate_tools,
 )
-from ..providers.base import ModelRequest, capabilities_of
 from .repair import pairing_problems
-
-if TYPE_CHECKING:
-    from .turn import TurnState
+from .turn import TurnState
 
 DEFAULT_WINDOW = 128_000
 MAX_SCALE = 3.0  # the most provider tokens per estimated token the compactor will believe
@@ -224,19 +222,17 @@ class Compactor:
     def window(self, turn: TurnState) -> int:
         if self.config.context_window:
             return self.config.context_window
-        runner = turn.runner
-        return capabilities_of(runner.provider, runner.model).context_window or DEFAULT_WINDOW
+        return turn.requests.capabilities().context_window or DEFAULT_WINDOW
 
     def _full_estimate(self, turn: TurnState, history: Sequence[Message]) -> int:
-        request = turn.runner.build_request(list(history))
+        request = turn.requests.main(list(history))
         return (_system_estimate(request.system) + estimate_tools(request.tools)
                 + self._history.total(request.messages))
 
     def estimate(self, turn: TurnState, messages: Sequence[Message] | None = None) -> int:
         """Tokens of the next request: the last real count plus what was added since, or a
         full estimate when there is no usable real count (both in the provider's tokens)."""
-        runner = turn.runner
-        history = list(runner.session.messages) if messages is None else list(messages)
+        history = list(turn.requests.session.messages) if messages is None else list(messages)
         anchor = turn.last_input_anchor
         if turn.last_input_tokens and anchor is not None:
             for k in range(len(history) - 1, -1, -1):
@@ -255,14 +251,14 @@ class Compactor:
         no estimate needed (most steps, far from the window, skip the estimator this way).
         Before any real count (a turn's start), the system prompt's and the tools' estimates
         (both cached) plus a length bound of the history, at the highest scale believed."""
-        runner = turn.runner
-        history = runner.session.messages
+        requests = turn.requests
+        history = requests.session.messages
         anchor = turn.last_input_anchor
         if not turn.last_input_tokens or anchor is None:
             bound = estimate_bound(history)
             if bound is None:
                 return False
-            fixed = _system_estimate(runner.system_text()) + estimate_tools(runner.tools.specs())
+            fixed = _system_estimate(requests.system_text()) + estimate_tools(requests.tools.specs())
             return MAX_SCALE * (fixed + bound) <= limit
         for k in range(len(history) - 1, -1, -1):
             if history[k].id == anchor:
@@ -285,9 +281,9 @@ class Compactor:
     # -- compaction -------------------------------------------------------------------------
 
     async def _compact(self, turn: TurnState, window: int, *, forced: bool) -> AsyncIterator[RunEvent]:
-        runner = turn.runner
-        history = runner.session.messages
-        request = runner.build_request(history)
+        session = turn.requests.session
+        history = session.messages
+        request = turn.requests.main(history)
         before = self.estimate(turn, history)  # first: it refreshes the learnt scale
         scale = self.scale
         fixed = math.ceil(scale * (estimate_text(request.system) + estimate_request("", [], request.tools)))
@@ -323,7 +319,7 @@ class Compactor:
         if problems:  # cannot happen with choose_cut; never write a broken history
             yield Warning(code="compaction_failed", message="cut would break pairing: " + problems[0])
             return
-        runner.session.rewrite(compacted)
+        session.rewrite(compacted)
         turn.last_input_tokens = None  # the old real count described the old history
         turn.stats.compactions += 1
         after = self.estimate(turn, compacted)
@@ -350,7 +346,7 @@ class Compactor:
         return min(self.config.summary_max_tokens, window // 8)
 
     async def _summarise(self, turn: TurnState, head: Sequence[Message], window: int) -> str:
-        runner = turn.runner
+        requests = turn.requests
         cfg = self.config
         cap = self.summary_cap(window)
         overhead = estimate_text(SUMMARY_SYSTEM) + 200
@@ -368,15 +364,8 @@ class Compactor:
                 prompt = ("Here is the summary so far, followed by the next part of the session. "
                           "Write one updated summary covering both.\n\nSUMMARY SO FAR:\n"
                           f"{summary}\n\nNEXT PART:\n")
-            request = ModelRequest(
-                model=runner.model,
-                system=SUMMARY_SYSTEM,
-                messages=[user_message(prompt + chunk)],
-                max_tokens=cap,
-                session_id=runner.build_request([]).session_id,
-                purpose="auxiliary",
-            )
-            done = await runner.provider.complete(request)
+            request = requests.auxiliary(SUMMARY_SYSTEM, [user_message(prompt + chunk)], cap)
+            done = await requests.provider.complete(request)
             turn.usage = turn.usage + done.usage
             summary = done.message.text.strip()
             if not summary:

@@ -4,13 +4,15 @@ A turn reads top to bottom in ``_turn``: save the user message → ask the model
 answer → validate and run the calls → save each result → fold steer messages → ask again,
 until the model answers without calls. Side concerns live beside it: ``dispatch`` (validation
 and batching), ``loop_guard``, ``session``, ``cancellation``; context management plugs in
-through :class:`ContextPolicy`.
+through :class:`ContextPolicy`, and the requests are built by a :class:`RequestBuilder` that the
+turn and the context policy share. Each step of the turn resolves to one :data:`StepResult`
+(run again, final with its stop reason, stopped) that ``_turn`` matches on.
 
 The turn's steps are async generators that yield each time events are ready; ``run`` hands the
 buffered events over, so a streamed token reaches the consumer without a task switch.
 Cancellation: the turn runs in the consumer's task. While that task waits inside the turn, the
 abort signal cancels it, so the abort lands at whatever await the turn is in (the model stream,
-a tool, a retry wait) and the turn takes the cancellation back (``turn._Stopper``); pressed
+a tool, a retry wait) and the turn takes the cancellation back (``turn.Stopper``); pressed
 while the consumer is away, it lands where the turn resumes. The stopped turn then closes every
 open call with an "interrupted" result before ``done``.
 """
@@ -18,70 +20,33 @@ open call with an "interrupted" result before ``done``.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
-from collections import deque
-from contextlib import AbstractAsyncContextManager, aclosing, nullcontext
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
-from ..core.errors import (
-    ContextOverflowError,
-    ErrorInfo,
-    OrkasError,
-    ProviderError,
-    StateError,
-    StreamTruncatedError,
-)
-from ..core.events import (
-    Done,
-    Retry,
-    RunEvent,
-    RunResult,
-    Steer,
-    TextDelta,
-    ThinkingDelta,
-    ToolEnd,
-    ToolStart,
-    UsageUpdate,
-    Warning,
-)
-from ..core.messages import (
-    AssistantMessage,
-    Message,
-    TextBlock,
-    ToolCallBlock,
-    UserMessage,
-    user_message,
-)
-from ..providers.base import (
-    LLMProvider,
-    ModelRequest,
-    StreamDone,
-    StreamRetry,
-    StreamText,
-    StreamThinking,
-    capabilities_of,
-)
+from ..core.errors import ErrorInfo, OrkasError, StateError
+from ..core.events import Done, RunEvent, RunResult, Steer, Warning
+from ..core.messages import AssistantMessage, Message, TextBlock, ToolCallBlock, UserMessage, user_message
+from ..providers.base import LLMProvider, ModelRequest
 from .cancellation import AbortSignal
 from .compaction import CompactionConfig, Compactor
-from .dispatch import batches, normalise_call_ids, plan_calls, run_batch
+from .config import RunConfig
 from .loop_guard import LoopGuard
 from .repair import interrupted_result, open_calls
+from .requests import RequestBuilder
 from .session import InMemorySession, Session
-from .tool_images import ImageMover
+from .steer import SteerQueue
+from .steps import ask_model, forward, run_calls
 from .tools import ToolContext, ToolRegistry
-from .turn import ContextPolicy, RunConfig, TurnState, _Emitter, _Stopper
-
-EXCERPT_CHARS = 2000
+from .turn import Answer, ContextPolicy, Emitter, Final, RunAgain, StepResult, Stopped, Stopper, TurnState
 
 
-def _closing(events: AsyncIterator[Any]) -> AbstractAsyncContextManager[Any]:
-    """Closes an event stream the turn leaves early (Stop lands between two of its events), so
-    its own cleanup (an HTTP response, a compaction request) runs now, not when collected."""
-    return aclosing(events) if hasattr(events, "aclose") else nullcontext(events)  # type: ignore[arg-type]
+def _through_requests(name: str) -> Any:
+    return property(lambda self: getattr(self.requests, name),
+                    lambda self, value: setattr(self.requests, name, value))
 
-__all__ = ["ContextPolicy", "RunConfig", "Runner", "TurnState"]
+
+__all__ = ["ContextPolicy", "RequestBuilder", "RunConfig", "Runner", "TurnState"]
 
 
 class Runner:
@@ -101,25 +66,29 @@ class Runner:
         context: ContextPolicy | None = None,
         services: dict[str, Any] | None = None,
     ) -> None:
-        self.provider = provider
-        self.model = model
-        self.tools = tools or ToolRegistry()
-        self.session: Session = session if session is not None else InMemorySession()
-        self.system_prompt = system_prompt
+        self.config = config or RunConfig()
+        self.requests = RequestBuilder(
+            provider, model, tools=tools or ToolRegistry(),
+            session=session if session is not None else InMemorySession(),
+            system_prompt=system_prompt, config=self.config,
+        )
         self.name = name
         self.workspace = Path(workspace) if workspace is not None else Path.cwd()
-        self.config = config or RunConfig()
         if context is None and self.config.compaction:
             context = Compactor(CompactionConfig(
                 threshold=self.config.compact_threshold, context_window=self.config.context_window
             ))
         self.context = context
         self.services = services or {}
-        self._steer: deque[str] = deque()
-        self._steer_lock = threading.Lock()
-        self._accepting_steers = False
+        self._steers = SteerQueue()
         self._running = False
-        self._images = ImageMover()
+
+    # What requests are built from lives in the request builder; settable here too.
+    provider = _through_requests("provider")
+    model = _through_requests("model")
+    tools = _through_requests("tools")
+    session = _through_requests("session")
+    system_prompt = _through_requests("system_prompt")
 
     # -- public -------------------------------------------------------------------------------
 
@@ -129,12 +98,7 @@ class Runner:
         It is folded in at the next tool-loop boundary; if the turn ends first (stop, error,
         limit), it is still saved to the session. With no turn running: RuntimeError.
         """
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError("steer() needs a non-empty message")
-        with self._steer_lock:
-            if not self._accepting_steers:
-                raise RuntimeError("no turn is running; send this message with run() instead")
-            self._steer.append(text)
+        self._steers.put(text)
 
     @property
     def running(self) -> bool:
@@ -147,12 +111,11 @@ class Runner:
         if self._running:
             raise RuntimeError("this agent is already running a turn; use steer() to add to it")
         self._running = True
-        with self._steer_lock:
-            self._accepting_steers = True
+        self._steers.open()
         abort = abort or AbortSignal()
-        emit = _Emitter(self.name)
-        turn = TurnState(runner=self, abort=abort)
-        stopper = _Stopper(asyncio.current_task())
+        emit = Emitter(self.name)
+        turn = TurnState(requests=self.requests, abort=abort)
+        stopper = Stopper(asyncio.current_task())
         steps = self._turn_guarded(prompt, turn, emit, stopper)
         unsubscribe = abort.subscribe(stopper)
         buffer = emit.buffer
@@ -194,31 +157,35 @@ class Runner:
     # -- the turn -----------------------------------------------------------------------------
 
     async def _turn_guarded(
-        self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter, stopper: _Stopper
+        self, prompt: str | UserMessage, turn: TurnState, emit: Emitter, stopper: Stopper
     ) -> AsyncIterator[None]:
         """The turn, then ``done``, whatever happened. Yields each time events are ready."""
         error: ErrorInfo | None = None
+        stop_reason = "end_turn"
         try:
-            async for _ in self._turn(prompt, turn, emit):
-                yield
+            async for final in self._turn(prompt, turn, emit):
+                if final is None:
+                    yield
+                else:
+                    stop_reason = final.stop_reason
         except asyncio.CancelledError:
             ours = (turn.abort.aborted or turn.abandoned) and stopper.take_back()
-            turn.stop_reason = "cancelled"
+            stop_reason = "cancelled"
             error = self._close_interrupted(turn, turn.abort.reason or "the run was stopped")
             if not ours:  # the consumer's task is being cancelled by its owner: let it be
                 self._fold_steers(emit, last=True, force=True)
                 raise
         except OrkasError as exc:
-            turn.stop_reason, error = "error", exc.info()
+            stop_reason, error = "error", exc.info()
             self._close_interrupted(turn, f"the run failed: {exc}")
         except Exception as exc:  # a bug or an unexpected failure: report it, keep the session valid
-            turn.stop_reason = "error"
+            stop_reason = "error"
             error = ErrorInfo(kind=type(exc).__name__, message=str(exc), action="surface")
             self._close_interrupted(turn, f"the run failed: {type(exc).__name__}")
         self._fold_steers(emit, last=True, force=True)  # steers that missed a boundary: kept
         result = RunResult(
             text=turn.text,
-            stop_reason=turn.stop_reason,  # type: ignore[arg-type]
+            stop_reason=stop_reason,  # type: ignore[arg-type]
             usage=turn.usage,
             stats=turn.stats,
             duration_s=time.perf_counter() - turn.started,
@@ -251,197 +218,95 @@ class Runner:
 
     def system_text(self) -> str:
         """The system prompt as the next request will carry it."""
-        return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
+        return self.requests.system_text()
 
     def build_request(self, messages: list[Message]) -> ModelRequest:
         """The main-turn request for ``messages`` (the context policy estimates the same)."""
-        if not capabilities_of(self.provider, self.model).images_in_tool_results:
-            messages = self._images.move(messages)
-        # Built unvalidated: every field is already typed, and validating the history would
-        # cost O(N) per request.
-        return ModelRequest.model_construct(
-            model=self.model,
-            system=self.system_text(),
-            messages=messages,
-            tools=self.tools.specs(),
-            max_tokens=self.config.max_tokens,
-            temperature=self.config.temperature,
-            session_id=self.config.session_id or self.session.name,
-            purpose="main",
-            extra={},
-        )
+        return self.requests.main(messages)
 
-    async def _turn(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> AsyncIterator[None]:
+    async def _turn(
+        self, prompt: str | UserMessage, turn: TurnState, emit: Emitter
+    ) -> AsyncIterator[Final | None]:
+        """Steps until one is final; its last item is that :class:`Final`."""
         message = prompt if isinstance(prompt, UserMessage) else user_message(prompt)
         self.session.append(message)  # once, before any provider call (SPEC §6)
         if self.context is not None:  # earlier turns plus this prompt may already be past it
-            async for _ in self._forward(self.context.after_tool_batch(turn), turn, emit):
-                yield
+            async for _ in forward(self.context.after_tool_batch(turn), turn, emit):
+                yield None
         guard = LoopGuard(self.config.loop_guard_remind, self.config.loop_guard_stop)
         while True:
-            if turn.abort.aborted:  # raised before the turn got to run
-                raise asyncio.CancelledError
-            if turn.stats.model_requests >= self.config.max_steps:
-                emit(Warning, code="max_steps", message=f"stopped after {self.config.max_steps} model requests")
-                turn.stop_reason = "max_steps"
-                return
-            async for _ in self._ask_model(turn, emit):
-                yield
-            answer = turn.answer
-            assert answer is not None
-            if not answer.tool_calls:
-                if self._fold_steers(emit, last=True):
-                    yield
-                    turn.raise_if_stopped()
+            result: StepResult | None = None
+            async for item in self._step(turn, emit, guard):
+                if item is None:
+                    yield None
+                else:
+                    result = item
+            match result:
+                case RunAgain():
                     continue
-                turn.stop_reason = "end_turn"
-                return
-            async for _ in self._run_calls(answer, turn.id_problems, guard, turn, emit):
-                yield
-            if turn.loop_stopped:
-                emit(Warning, code="loop_guard", message="the same tool call was repeated; run stopped")
-                turn.stop_reason = "loop_guard"
-                return
-            if self._fold_steers(emit):
-                yield
+                case Final():
+                    yield result
+                    return
+                case Stopped():
+                    raise asyncio.CancelledError
+                case _:
+                    raise AssertionError(f"a step ended without a result: {result!r}")
+
+    async def _step(self, turn: TurnState, emit: Emitter, guard: LoopGuard) -> AsyncIterator[StepResult | None]:
+        """One model request and the calls it asks for; the last item says what comes next."""
+        if turn.abort.aborted:  # pressed before the step got to run
+            yield Stopped()
+            return
+        if turn.stats.model_requests >= self.config.max_steps:
+            emit(Warning, code="max_steps", message=f"stopped after {self.config.max_steps} model requests")
+            yield Final("max_steps")
+            return
+        answer: Answer | None = None
+        async for item in ask_model(turn, emit, self.context):
+            if item is None:
+                yield None
+            else:
+                answer = item
+        assert answer is not None
+        if not answer.message.tool_calls:
+            if self._fold_steers(emit, last=True):
+                yield None
                 turn.raise_if_stopped()
-            if self.context is not None:
-                async for _ in self._forward(self.context.after_tool_batch(turn), turn, emit):
-                    yield
+                yield RunAgain()
+            else:
+                yield Final("end_turn")
+            return
+        loop_stopped = False
+        async for item in run_calls(answer, guard, turn, emit, self._tool_context(turn)):
+            if item is None:
+                yield None
+            else:
+                loop_stopped = item
+        if loop_stopped:
+            emit(Warning, code="loop_guard", message="the same tool call was repeated; run stopped")
+            yield Final("loop_guard")
+            return
+        if self._fold_steers(emit):
+            yield None
+            turn.raise_if_stopped()
+        if self.context is not None:
+            async for _ in forward(self.context.after_tool_batch(turn), turn, emit):
+                yield None
+        yield RunAgain()
 
-    async def _forward(
-        self, events: AsyncIterator[RunEvent], turn: TurnState, emit: _Emitter
-    ) -> AsyncIterator[None]:
-        """A side concern's events (compaction), renumbered as this turn's."""
-        async with _closing(events):
-            async for event in events:
-                emit.forward(event)
-                yield
-                turn.raise_if_stopped()
-
-    async def _ask_model(self, turn: TurnState, emit: _Emitter) -> AsyncIterator[None]:
-        """One model answer into ``turn.answer``; an overflow compacts and retries once."""
-        overflow_retried = False
-        while True:
-            try:
-                async for _ in self._stream_once(turn, emit):
-                    yield
-                return
-            except ProviderError as exc:
-                if exc.action != "compact" or self.context is None:
-                    raise
-                if overflow_retried:
-                    raise ContextOverflowError(
-                        f"the conversation does not fit the model's context window even after "
-                        f"compaction: {exc}", status=exc.status, provider=exc.provider,
-                    ) from exc
-                overflow_retried = True  # compact, retry once, then fail (SPEC §5)
-                async for _ in self._forward(self.context.on_overflow(turn, exc), turn, emit):
-                    yield
-
-    async def _stream_once(self, turn: TurnState, emit: _Emitter) -> AsyncIterator[None]:
-        history = self.session.messages
-        request = self.build_request(history)
-        turn.stats.model_requests += 1
-        final: StreamDone | None = None
-        turn.partial_text = ""
-        async with _closing(self.provider.stream(request)) as stream:
-            async for ev in stream:
-                if isinstance(ev, StreamText):
-                    if turn.first_token_s is None:
-                        turn.first_token_s = time.perf_counter() - turn.started
-                    turn.partial_text += ev.text
-                    emit(TextDelta, text=ev.text)
-                elif isinstance(ev, StreamThinking):
-                    emit(ThinkingDelta, text=ev.text)
-                elif isinstance(ev, StreamRetry):
-                    turn.stats.retries += 1
-                    emit(Retry, attempt=ev.attempt, delay_s=ev.delay_s, reason=ev.reason,
-                         error_kind=ev.error_kind, rotated_to=ev.rotated_to)
-                elif isinstance(ev, StreamDone):
-                    final = ev
-                    continue
-                else:  # a tool call announced: nothing to show before its end
-                    continue
-                yield
-                turn.raise_if_stopped()
-        if final is None:
-            raise StreamTruncatedError("the model stream ended without a final message")
-        answer = final.message
-        if answer.provider is None or answer.model is None:
-            answer = answer.model_copy(update={
-                "provider": answer.provider or getattr(self.provider, "id", None),
-                "model": answer.model or self.model,
-            })
-        answer, turn.id_problems = normalise_call_ids(answer)
-        turn.partial_text = ""
-        self.session.append(answer)
-        turn.usage = turn.usage + final.usage
-        emit(UsageUpdate, usage=turn.usage, model_requests=turn.stats.model_requests, model=answer.model)
-        if final.usage.input_tokens:
-            turn.last_input_tokens = final.usage.input_tokens
-            turn.last_input_anchor = history[-1].id if history else None
-        if answer.text:
-            turn.text = answer.text
-        turn.answer = answer
-
-    async def _run_calls(
-        self,
-        answer: AssistantMessage,
-        id_problems: dict[int, str],
-        guard: LoopGuard,
-        turn: TurnState,
-        emit: _Emitter,
-    ) -> AsyncIterator[None]:
-        planned, turn.loop_stopped = plan_calls(answer, self.tools, guard, id_problems)
-
-        def make_ctx(call: ToolCallBlock) -> ToolContext:
+    def _tool_context(self, turn: TurnState) -> Callable[[ToolCallBlock], ToolContext]:
+        def make(call: ToolCallBlock) -> ToolContext:
             return ToolContext(
                 workspace=self.workspace, abort=turn.abort, agent=self.name,
                 session=self.session.name, call_id=call.id, services=self.services,
             )
+        return make
 
-        for batch in batches(planned):
-            for p in batch:
-                emit(ToolStart, call_id=p.call.id, name=p.call.name, arguments=p.call.arguments)
-            yield
-            turn.raise_if_stopped()  # Stop pressed while the consumer showed the start: run nothing
-            async with aclosing(run_batch(batch, make_ctx)) as outcomes:
-                async for outcome in outcomes:
-                    result = outcome.result
-                    turn.stats.tool_calls += 1
-                    if result.status == "rejected":
-                        turn.stats.rejections += 1
-                    elif result.status == "denied":
-                        turn.stats.denials += 1
-                    elif result.status != "ok":
-                        turn.stats.tool_failures += 1
-                    unsaved: StateError | None = None
-                    try:
-                        self.session.append(result)
-                    except StateError as exc:
-                        # The tool ran; keep its observation for the caller, then surface (SPEC §3.6).
-                        turn.unsaved.append(result)
-                        unsaved = exc
-                    else:
-                        turn.output_files.extend(outcome.output_files)
-                    emit(ToolEnd, call_id=result.tool_call_id, name=result.name, status=result.status,
-                         result=result.text[:EXCERPT_CHARS], duration_s=outcome.duration_s,
-                         output_files=outcome.output_files)
-                    if unsaved is not None:
-                        raise unsaved
-                    yield
-                    turn.raise_if_stopped()
-
-    def _fold_steers(self, emit: _Emitter, *, last: bool = False, force: bool = False) -> bool:
+    def _fold_steers(self, emit: Emitter, *, last: bool = False, force: bool = False) -> bool:
         """Append queued steer messages. ``last``: the turn ends if there are none, decided
         under the lock so a steer cannot slip in between the check and the end. ``force``:
         the turn is ending anyway; keep what can be saved."""
-        with self._steer_lock:
-            pending = list(self._steer)
-            self._steer.clear()
-            if force or (last and not pending):
-                self._accepting_steers = False
+        pending = self._steers.take(last=last, force=force)
         for text in pending:
             try:
                 self.session.append(user_message(text, origin="steer"))

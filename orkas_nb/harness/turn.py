@@ -1,7 +1,9 @@
-"""The state of one turn and its plumbing: configuration, the context-policy hook, the emitter.
+"""The state of one turn and its plumbing: the context-policy hook, what a step resolves to,
+the emitter and the stopper.
 
 Kept apart from ``runner.py`` so side concerns (compaction) can name ``TurnState`` without
-importing the runner, and the runner reads as the turn itself.
+importing the runner, and the runner reads as the turn itself. A turn's state reaches the
+provider, session and tools only through its :class:`~.requests.RequestBuilder`.
 """
 
 from __future__ import annotations
@@ -9,33 +11,24 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from contextlib import AbstractAsyncContextManager, aclosing, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, AsyncIterator, Protocol
+from typing import Any, AsyncIterator, Literal, Protocol
 
 from ..core.errors import ProviderError
 from ..core.events import RunEvent, RunStats
 from ..core.messages import AssistantMessage, ToolResultMessage, Usage
 from .cancellation import AbortSignal
+from .requests import RequestBuilder
 
-if TYPE_CHECKING:
-    from .runner import Runner
+__all__ = ["Answer", "ContextPolicy", "Emitter", "Final", "RunAgain", "StepResult", "Stopped",
+           "Stopper", "TurnState", "closing"]
 
 
-@dataclass
-class RunConfig:
-    """Knobs of a turn. ``max_tokens=None``: no cap on the main turn (the model's maximum)."""
-
-    max_steps: int = 500
-    max_tokens: int | None = None
-    temperature: float | None = None
-    loop_guard_remind: int = 3
-    loop_guard_stop: int = 5
-    session_id: str | None = None
-    # Context policy (compaction.py): on by default; the window comes from the provider's
-    # catalogue unless ``context_window`` overrides it.
-    compaction: bool = True
-    context_window: int | None = None
-    compact_threshold: float = 0.8
+def closing(events: AsyncIterator[Any]) -> AbstractAsyncContextManager[Any]:
+    """Closes an event stream the turn leaves early (Stop lands between two of its events), so
+    its own cleanup (an HTTP response, a compaction request) runs now, not when collected."""
+    return aclosing(events) if hasattr(events, "aclose") else nullcontext(events)  # type: ignore[arg-type]
 
 
 class ContextPolicy(Protocol):
@@ -50,7 +43,7 @@ class ContextPolicy(Protocol):
 class TurnState:
     """What one turn knows; handed to side concerns (context policy) so they need no runner."""
 
-    runner: "Runner"
+    requests: RequestBuilder
     abort: AbortSignal
     stats: RunStats = field(default_factory=RunStats)
     usage: Usage = field(default_factory=Usage)
@@ -62,11 +55,6 @@ class TurnState:
     last_input_tokens: int | None = None
     last_input_anchor: str | None = None  # id of the last message the real count covered
     unsaved: list[ToolResultMessage] = field(default_factory=list)
-    # What the turn's steps hand on (they are event streams, which cannot return values).
-    answer: AssistantMessage | None = None
-    id_problems: dict[int, str] = field(default_factory=dict)
-    loop_stopped: bool = False
-    stop_reason: str = "end_turn"
     # Set when the consumer stopped reading: the turn ends at its next event, like a Stop.
     abandoned: bool = False
 
@@ -77,7 +65,40 @@ class TurnState:
             raise asyncio.CancelledError
 
 
-class _Emitter:
+# -- what a step resolves to ------------------------------------------------------------------
+# A step is an async generator (it yields ``None`` each time events are ready) whose last item
+# is its value: an async generator cannot return one.
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The model's answer, saved, with the positions of calls whose ids had to be replaced."""
+
+    message: AssistantMessage
+    id_problems: dict[int, str]
+
+
+@dataclass(frozen=True)
+class RunAgain:
+    """Ask the model again: tool results or steer messages were added."""
+
+
+@dataclass(frozen=True)
+class Final:
+    """The turn ends here, for this reason."""
+
+    stop_reason: Literal["end_turn", "max_steps", "loop_guard"]
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """Stop was pressed before the step could start anything."""
+
+
+StepResult = RunAgain | Final | Stopped
+
+
+class Emitter:
     """Numbers events and buffers them; the runner hands them over each time the turn yields."""
 
     def __init__(self, agent: str) -> None:
@@ -94,7 +115,7 @@ class _Emitter:
         self.buffer.append(event.model_copy(update={"agent": self.agent, "seq": self.seq}))
 
 
-class _Stopper:
+class Stopper:
     """Lands a Stop inside the turn at once.
 
     The turn runs in the consumer's own task (no task of its own, no queue: a streamed token

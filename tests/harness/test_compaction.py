@@ -198,7 +198,7 @@ async def test_summary_replaces_the_head_and_keeps_the_tail_verbatim() -> None:
 
     class Spy(Compactor):
         async def after_tool_batch(self, turn):  # type: ignore[override]
-            seen.append(turn.runner.session.messages)
+            seen.append(turn.requests.session.messages)
             async for event in super().after_tool_batch(turn):
                 yield event
 
@@ -312,7 +312,16 @@ def _turn_for(history: list[Message], window: int, threshold: float) -> tuple[Tu
     model = ScriptedModel(summariser, context_window=window)
     config = RunConfig(compact_threshold=threshold)
     runner = Runner(model, "m", session=InMemorySession(messages=history), config=config)
-    return TurnState(runner=runner, abort=AbortSignal()), model
+    turn = TurnState(requests=runner.requests, abort=AbortSignal())
+    _RUNNERS[id(turn)] = runner
+    return turn, model
+
+
+_RUNNERS: dict[int, Runner] = {}  # the runner behind each turn _turn_for made
+
+
+def runner_of(turn: TurnState) -> Runner:
+    return _RUNNERS[id(turn)]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -331,10 +340,10 @@ async def test_compaction_of_any_history_at_any_threshold_keeps_pairing(
             m = m.model_copy(update={"content": [TextBlock(text=body), *m.tool_calls]})
         history.append(m)
     turn, model = _turn_for(history, window, min(threshold, 1.0))
-    compactor = turn.runner.context
+    compactor = runner_of(turn).context
     assert isinstance(compactor, Compactor)
     events = [e async for e in compactor.after_tool_batch(turn)]
-    after = turn.runner.session.messages
+    after = turn.requests.session.messages
     assert pairing_problems(after) == []
     if any(isinstance(e, Compaction) for e in events):
         assert isinstance(after[0], UserMessage) and after[0].origin == "summary"
@@ -361,18 +370,18 @@ async def test_no_gain_guard_skips_the_summary_call_with_a_warning() -> None:
         ToolResultMessage(tool_call_id="big", name="fetch", content=[TextBlock(text=big)]),
     ]
     turn, model = _turn_for(history, window, 0.8)
-    events = [e async for e in turn.runner.context.after_tool_batch(turn)]
+    events = [e async for e in runner_of(turn).context.after_tool_batch(turn)]
     assert [e.type for e in events] == ["warning"]
     assert events[0].code == "compaction_no_gain"
     assert model.requests == []  # no summary call was made
-    assert turn.runner.session.messages == history
+    assert turn.requests.session.messages == history
 
 
 async def test_below_the_threshold_nothing_happens() -> None:
     history: list[Message] = [user_message("hello"), AssistantMessage(content=[TextBlock(text="hi")])]
     turn, model = _turn_for(history, 8000, 0.8)
-    assert [e async for e in turn.runner.context.after_tool_batch(turn)] == []
-    assert model.requests == [] and turn.runner.session.messages == history
+    assert [e async for e in runner_of(turn).context.after_tool_batch(turn)] == []
+    assert model.requests == [] and turn.requests.session.messages == history
 
 
 # -- overflow recovery ------------------------------------------------------------------------
@@ -450,10 +459,10 @@ async def test_a_failed_summary_call_leaves_the_history_and_warns() -> None:
 
     history = _previous_turns(8)
     turn, _ = _turn_for(history, 4000, 0.5)
-    turn.runner.provider = ScriptedModel(script, context_window=4000)
-    events = [e async for e in turn.runner.context.after_tool_batch(turn)]
+    turn.requests.provider = ScriptedModel(script, context_window=4000)
+    events = [e async for e in runner_of(turn).context.after_tool_batch(turn)]
     assert [(e.type, e.code) for e in events] == [("warning", "compaction_failed")]
-    assert turn.runner.session.messages == history
+    assert turn.requests.session.messages == history
 
 
 # -- estimate, config, images -----------------------------------------------------------------
@@ -462,7 +471,7 @@ async def test_a_failed_summary_call_leaves_the_history_and_warns() -> None:
 def test_estimate_is_anchored_on_the_last_real_count() -> None:
     history = _previous_turns(2)
     turn, _ = _turn_for(history, 8000, 0.8)
-    compactor = turn.runner.context
+    compactor = runner_of(turn).context
     unanchored = compactor.estimate(turn)
     covered = compactor.estimate(turn, history[:2])
     turn.last_input_tokens = 2 * covered  # the provider counts twice what we estimate
@@ -502,9 +511,9 @@ async def test_a_provider_with_a_hungrier_tokenizer_is_kept_inside_its_window() 
 
 def test_window_comes_from_the_provider_unless_overridden() -> None:
     turn, _ = _turn_for([], 32_000, 0.8)
-    assert turn.runner.context.window(turn) == 32_000
+    assert runner_of(turn).context.window(turn) == 32_000
     runner = Runner(ScriptedModel([], context_window=32_000), "m", config=RunConfig(context_window=10_000))
-    assert runner.context.window(TurnState(runner=runner, abort=AbortSignal())) == 10_000
+    assert runner.context.window(TurnState(requests=runner.requests, abort=AbortSignal())) == 10_000
     assert Runner(ScriptedModel([]), "m", config=RunConfig(compaction=False)).context is None
 
 
@@ -692,7 +701,7 @@ async def test_a_step_far_from_the_window_skips_the_estimator_and_one_near_it_do
 ) -> None:
     history = _previous_turns(2)
     turn, _ = _turn_for(history, window=100_000, threshold=0.8)
-    compactor = turn.runner.context
+    compactor = runner_of(turn).context
     estimates: list[int] = []
     real_estimate = compactor.estimate
     monkeypatch.setattr(compactor, "estimate", lambda t, m=None: estimates.append(1) or real_estimate(t, m))
