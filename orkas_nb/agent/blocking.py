@@ -5,11 +5,15 @@ turn runs instead on one long-lived event loop of a daemon thread, while the cal
 waits. Measured against ``nest_asyncio`` (re-entering the kernel's own loop) in
 ``tests/benchmarks/bench_run_sync.py``; why this way:
 
-- nothing is patched: ``nest_asyncio.apply`` swaps asyncio's C tasks for Python ones in the whole
-  kernel for good, and a click during its ``run_until_complete`` is lost (SPEC §14.1);
 - the kernel interrupt lands on the waiting thread, outside any loop: the wait stops, the run's
   abort signal stops the turn (open calls are closed, the session stays valid), and
-  ``KeyboardInterrupt`` reaches the cell as usual;
+  ``KeyboardInterrupt`` reaches the cell as usual. Under nest_asyncio it lands inside the
+  kernel's loop mid-turn: the session is left with an unanswered tool call and the agent
+  believes it is still running, so every later turn is refused (measured by the benchmark);
+- nothing is patched: ``nest_asyncio.apply`` swaps asyncio's C tasks for Python ones (and
+  ``asyncio.run``) in the whole kernel for good, and a click during its ``run_until_complete``
+  is lost (SPEC §14.1);
+- the cost is a thread hop per call (~0.1 ms CPU), nothing next to a model request;
 - one loop for every call, so what binds to a loop (an HTTP client's connections) is reused.
 
 The turn runs in a copy of the caller's context (the kernel routes output by context, so what
@@ -70,7 +74,8 @@ class Portal:
     """Calls the worker hands to the waiting caller's thread (``input()``, a notice)."""
 
     def __init__(self) -> None:
-        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]]] = (
+        # None only wakes the waiting thread (the turn ended).
+        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]] | None] = (
             queue.SimpleQueue())
 
     async def call(self, fn: Callable[[], T]) -> T:
@@ -86,13 +91,17 @@ class Portal:
         thread) is raised here promptly; a call interrupted that way is failed, not left hanging.
         """
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        until.add_done_callback(lambda _f: self._calls.put(None))  # wake the wait at once
         while not until.done():
             if deadline is not None and time.monotonic() >= deadline:
                 return False
             try:
-                fn, done = self._calls.get(timeout=_POLL_S)
+                handed = self._calls.get(timeout=_POLL_S)
             except queue.Empty:
                 continue
+            if handed is None:
+                continue
+            fn, done = handed
             if not done.set_running_or_notify_cancel():
                 continue
             try:
@@ -158,6 +167,10 @@ def run_blocking(turn: Coroutine[Any, Any, T], abort: AbortSignal) -> T:
     The kernel interrupt raises the abort signal, waits (up to :data:`STOP_GRACE_S`) for the turn
     to close its open calls and save them, then re-raises ``KeyboardInterrupt``.
     """
+    if asyncio.get_running_loop() is _loop:
+        turn.close()
+        raise RuntimeError("run_sync() was called from inside a run_sync() turn (a tool?), which would "
+                           "wait for itself; use `await agent.arun(...)` there")
     portal = Portal()
     context = contextvars.copy_context()
     context.run(stand_in_for_clicks, BlockedCellApprover(portal, can_prompt=_can_prompt()))

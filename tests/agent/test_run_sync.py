@@ -140,3 +140,17 @@ def test_from_a_plain_script_run_sync_still_uses_a_fresh_loop(workspace: Path) -
                   default_tools=False, tools=[where])
     assert agent.run_sync("where?").text == "ok"
     assert _last_tool(agent).text == threading.current_thread().name
+
+
+async def test_run_sync_from_inside_a_run_sync_turn_is_a_clear_error(workspace: Path) -> None:
+    inner = Agent(ScriptedModel([reply("inner")]), workspace=workspace)
+
+    @tool
+    async def nested() -> str:
+        """Run another agent synchronously from async code: it would wait for its own loop."""
+        return inner.run_sync("go").text
+
+    outer = Agent(ScriptedModel([reply("", call("nested")), reply("outer")]), workspace=workspace,
+                  default_tools=False, tools=[nested])
+    assert outer.run_sync("go").text == "outer"  # the tool failed; the turn went on
+    assert "await agent.arun(...)" in _last_tool(outer).text and not inner.runner.running
