@@ -158,7 +158,7 @@ class Agent:
         approvals are asked through ``input()`` or denied, since no button click can arrive while
         the cell blocks (``await agent.arun(...)`` gets the buttons); see :mod:`.blocking`.
         """
-        abort = abort or AbortSignal()
+        abort = self._abort = abort or AbortSignal()  # stop() works before the turn starts
         try:
             asyncio.get_running_loop()
         except RuntimeError:

@@ -39,7 +39,13 @@ import time
 from typing import Any, Callable, Coroutine, TypeVar
 
 from ..harness.cancellation import AbortSignal
-from ..tools.approval import ApprovalRequest, Decision, prompt_answer, prompt_text, stand_in_for_clicks
+from ..tools.approval import (
+    ApprovalRequest,
+    Decision,
+    prompt_answer,
+    prompt_text,
+    stand_in_for_clicks,
+)
 
 T = TypeVar("T")
 
@@ -70,13 +76,15 @@ def worker_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
+_Handed = tuple[Callable[[], Any], concurrent.futures.Future[Any]]
+
+
 class Portal:
     """Calls the worker hands to the waiting caller's thread (``input()``, a notice)."""
 
     def __init__(self) -> None:
         # None only wakes the waiting thread (the turn ended).
-        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]] | None] = (
-            queue.SimpleQueue())
+        self._calls: queue.SimpleQueue[_Handed | None] = queue.SimpleQueue()
 
     async def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` on the caller's thread and return its result (from the worker loop)."""
@@ -135,14 +143,15 @@ def _can_prompt() -> bool:
 def denial_notice(request: ApprovalRequest) -> str:
     subject = " ".join(request.subject.split())
     subject = subject if len(subject) <= 120 else subject[:119] + "…"
-    return (f"orkas: approval needed ({request.tool or request.kind}, {request.category}): {subject}\n"
+    what = f"{request.tool or request.kind}, {request.category}"
+    return (f"orkas: approval needed ({what}): {subject}\n"
             "  denied: run_sync() blocks this cell, so the approval buttons cannot be clicked and "
             "this front end takes no input().\n"
             "  To answer approvals, run the turn with `await agent.arun(...)` instead.\n")
 
 
 class BlockedCellApprover:
-    """Stands in for click approvers while ``run_sync`` blocks the cell; see the module docstring."""
+    """Stands in for click approvers while ``run_sync`` blocks the cell (see the module)."""
 
     def __init__(self, portal: Portal, *, can_prompt: bool) -> None:
         self.portal = portal
@@ -162,15 +171,15 @@ def _notify(text: str) -> None:
 
 
 def run_blocking(turn: Coroutine[Any, Any, T], abort: AbortSignal) -> T:
-    """Run ``turn`` (stopped by ``abort``) on the worker loop while this thread waits; see the module docstring.
+    """Run ``turn`` (stopped by ``abort``) on the worker loop while this thread waits.
 
     The kernel interrupt raises the abort signal, waits (up to :data:`STOP_GRACE_S`) for the turn
     to close its open calls and save them, then re-raises ``KeyboardInterrupt``.
     """
     if asyncio.get_running_loop() is _loop:
         turn.close()
-        raise RuntimeError("run_sync() was called from inside a run_sync() turn (a tool?), which would "
-                           "wait for itself; use `await agent.arun(...)` there")
+        raise RuntimeError("run_sync() was called from inside a run_sync() turn (a tool?), "
+                           "which would wait for itself; use `await agent.arun(...)` there")
     portal = Portal()
     context = contextvars.copy_context()
     context.run(stand_in_for_clicks, BlockedCellApprover(portal, can_prompt=_can_prompt()))

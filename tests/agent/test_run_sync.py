@@ -87,7 +87,8 @@ async def test_a_click_approver_is_asked_through_input_when_input_reaches_the_us
     agent.run_sync("read the env file")
     assert _last_tool(agent).status == "ok" and "the-secret-value" in _last_tool(agent).text
     # input() ran on the caller's thread (the kernel's), not the worker's.
-    assert len(asked) == 1 and ".env" in asked[0][0] and asked[0][1] == threading.current_thread().name
+    assert len(asked) == 1 and ".env" in asked[0][0]
+    assert asked[0][1] == threading.current_thread().name
 
 
 async def test_other_approvers_answer_as_they_would_anywhere(workspace: Path) -> None:

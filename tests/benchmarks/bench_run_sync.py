@@ -73,7 +73,8 @@ if workload == "http":
     model = OpenAIChatProvider(base_url=url, token_source=StaticKey("sk-bench"))
     agent = Agent(model, model_name="loop-4", workspace=ws, default_tools=False, tools=[lookup])
 else:
-    agent = Agent(ScriptedModel(script(calls + 3)), workspace=ws, default_tools=False, tools=[lookup])
+    agent = Agent(ScriptedModel(script(calls + 3)), workspace=ws, default_tools=False,
+                  tools=[lookup])
 
 if variant in ("nest", "await+nest"):
     import nest_asyncio
@@ -104,19 +105,23 @@ print(json.dumps(asyncio.run(main())))
 '''
 
 
+def _env() -> dict[str, str]:
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    return dict(os.environ, PYTHONPATH=path)
+
+
 def _child(variant: str, workload: str, calls: int, url: str) -> list[tuple[float, float]]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD), variant, workload, str(calls), url],
-                         capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
+    argv = [sys.executable, "-c", textwrap.dedent(CHILD), variant, workload, str(calls), url]
+    out = subprocess.run(argv, capture_output=True, text=True, env=_env(),
+                         cwd=tempfile.gettempdir())
     if out.returncode != 0:
         raise RuntimeError(f"{variant}/{workload} failed:\n{out.stderr[-2000:]}")
     return [tuple(x) for x in json.loads(out.stdout.strip().splitlines()[-1])]
 
 
 def _server() -> tuple[subprocess.Popen[str], str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.model_server"], stdout=subprocess.PIPE,
-                            text=True, env=env, cwd=str(REPO))
+    proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.model_server"],
+                            stdout=subprocess.PIPE, text=True, env=_env(), cwd=str(REPO))
     assert proc.stdout is not None
     return proc, proc.stdout.readline().strip() + "/v1"
 
@@ -151,7 +156,8 @@ def next_turn(agent):
 
 SYNC_CALL = {
     "worker": 'a.run_sync("wait")',
-    "nest": 'import nest_asyncio; nest_asyncio.apply(); asyncio.get_event_loop().run_until_complete(a.arun("wait"))',
+    "nest": ('import nest_asyncio; nest_asyncio.apply()\n'
+             'asyncio.get_event_loop().run_until_complete(a.arun("wait"))'),
 }
 REPORT = ('import json; print(json.dumps({"pairing_ok": not pairing_problems(a.messages), '
           '"running": a.runner.running, "next_turn": next_turn(a)}))')
@@ -202,7 +208,8 @@ def main() -> int:
             floor = samples.get("await")
             base_w = statistics.median(w for w, _ in floor) if floor else None
             base_c = statistics.median(c for _, c in floor) if floor else None
-            print(f"\n{workload}: {args.calls} calls x {args.rounds} rounds per variant; median per call")
+            print(f"\n{workload}: {args.calls} calls x {args.rounds} rounds per variant; "
+                  "median per call")
             for v in variants:
                 w = statistics.median(x for x, _ in samples[v])
                 c = statistics.median(x for _, x in samples[v])
@@ -216,8 +223,9 @@ def main() -> int:
         print("\nkernel interrupt during a tool call of the sync call:")
         for v in (v for v in ("worker", "nest") if v in variants):
             r = interrupt_in_a_kernel(v)
-            print(f"  {v:11} cell stopped in {r['stopped_s']:.2f} s ({r['error']}); session pairing "
-                  f"{'ok' if r['pairing_ok'] else 'BROKEN'}; agent still running: {r['running']}; "
+            pairing = "ok" if r["pairing_ok"] else "BROKEN"
+            print(f"  {v:11} cell stopped in {r['stopped_s']:.2f} s ({r['error']}); session "
+                  f"pairing {pairing}; agent still running: {r['running']}; "
                   f"next turn: {r['next_turn']!r}")
     return 0
 
