@@ -11,15 +11,20 @@ interrupt stops the run and leaves the session valid.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbclient import NotebookClient
 
-from tests.fakes.model_server import ModelServer, Reply, ToolCall
+from tests.fakes.model_server import ModelServer, Reply
 
-from .kernel import Kernel
+from .kernel import REPO, Kernel
+
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 
 SETUP = r'''
 import asyncio, contextvars
@@ -173,3 +178,24 @@ def test_the_kernel_interrupt_stops_run_sync_and_leaves_the_session_valid(nb: Ke
                    'print("NEXT", t.run_sync("go on").text)').stream()
     assert "LAST interrupted False" in after, after
     assert "NEXT after" in after
+
+
+def test_under_nbclient_run_sync_runs_and_an_approval_is_denied_with_the_notice(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nbclient (nbconvert --execute, papermill) answers no input request: the saved notebook
+    holds the result and the notice, and the run did not wait for the buttons' timeout."""
+    cells = [SETUP, 's = Agent(ScriptedModel([reply("", call("read_file", path=".env")), '
+                    'reply("ok")]), workspace=".", approver=WidgetApprover())', READ_ENV]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    started = time.monotonic()
+    NotebookClient(nb, timeout=60, kernel_name="python3",
+                   resources={"metadata": {"path": str(ws)}}).execute()
+    assert time.monotonic() - started < 60
+    streams = {o["name"]: o["text"] for o in nb.cells[2].outputs if o["output_type"] == "stream"}
+    assert "await agent.arun(...)" in streams.get("stderr", ""), nb.cells[2].outputs
+    assert "TOOL denied" in streams.get("stdout", "")
+    assert "the-secret-value" not in streams["stdout"]
