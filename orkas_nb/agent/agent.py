@@ -150,13 +150,22 @@ class Agent:
         self._freeze_prompt()
         return await self.runner.run_to_end(prompt, abort=self._abort)
 
-    def run_sync(self, prompt: str | UserMessage) -> RunResult:
-        """Run one turn from synchronous code (no event loop may be running)."""
+    def run_sync(self, prompt: str | UserMessage, *, abort: AbortSignal | None = None) -> RunResult:
+        """Run one turn from synchronous code and return its result.
+
+        From a script: on a fresh event loop. Where a loop already runs (a notebook cell): on a
+        worker thread's loop while this thread waits; the kernel interrupt stops the turn, and
+        approvals are asked through ``input()`` or denied, since no button click can arrive while
+        the cell blocks (``await agent.arun(...)`` gets the buttons); see :mod:`.blocking`.
+        """
+        abort = self._abort = abort or AbortSignal()  # stop() works before the turn starts
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.arun(prompt))
-        raise RuntimeError("run_sync() cannot be called from a running event loop; use `await agent.arun(...)`")
+            return asyncio.run(self.arun(prompt, abort=abort))
+        from .blocking import run_blocking
+
+        return run_blocking(self.arun(prompt, abort=abort), abort)
 
     def steer(self, text: str) -> None:
         """Add a message to the running turn (folded in at the next tool boundary)."""

@@ -19,10 +19,6 @@ import inspect
 from collections.abc import Iterable
 from typing import Any
 
-PROMPT_ANSWERS = {"o": "once", "once": "once", "y": "once", "yes": "once", "r": "run",
-                  "run": "run", "d": "deny", "n": "deny", "no": "deny", "deny": "deny", "": "deny"}
-
-
 def _can_prompt(shell: Any, background: bool) -> bool:
     if background or shell is None:
         return False
@@ -60,7 +56,7 @@ class NotebookApprover:
         return decision
 
     async def _decide(self, request: Any) -> Any:
-        from ..tools.approval import Decision, _coerce
+        from ..tools.approval import Decision, _coerce, prompt_answer, prompt_text
 
         if request.category in self.allow or request.kind in self.allow:
             return Decision.ONCE
@@ -72,13 +68,9 @@ class NotebookApprover:
                 answer = await answer
             return _coerce(answer)
         if _can_prompt(self.shell, self.background):
-            reasons = "; ".join(request.reasons)
-            question = (f"orkas asks to {request.kind} ({request.category}): {request.subject}"
-                        f"{' — ' + reasons if reasons else ''}\n"
-                        f"allow [o]nce, for this [r]un, or [d]eny? ")
             try:
-                raw = self._prompt(question)
+                raw = self._prompt(prompt_text(request))
             except Exception:  # noqa: BLE001 - StdinNotImplementedError and friends: nobody to ask
                 return Decision.DENY
-            return _coerce(PROMPT_ANSWERS.get(str(raw).strip().lower(), "deny"))
+            return prompt_answer(raw)
         return Decision.DENY

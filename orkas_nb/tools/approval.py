@@ -11,10 +11,16 @@ script may answer from a policy. The three answers are:
 
 Without an approver every risky action is denied. Logs record the category, the kind and the
 length of what was asked, never its text (seed 003 §4).
+
+An approver that waits for a click (it has ``answer(request_id, answer)``, like the notebook's
+buttons) cannot be answered while the caller blocks the thread that delivers clicks
+(``Agent.run_sync`` in a notebook cell). That caller installs a *stand-in* for the run
+(:func:`stand_in_for_clicks`), which asks through ``input()`` or denies at once, saying why.
 """
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import logging
 import threading
@@ -61,6 +67,21 @@ class Approver(Protocol):
 
 ApproverLike = Callable[[ApprovalRequest], Any]
 
+# Set by a caller that blocks the thread clicks arrive on; a context variable, so it follows the
+# run into its tasks and only that run sees it.
+_click_stand_in: contextvars.ContextVar[ApproverLike | None] = contextvars.ContextVar(
+    "orkas_click_stand_in", default=None)
+
+
+def stand_in_for_clicks(approver: ApproverLike | None) -> contextvars.Token[ApproverLike | None]:
+    """In the current context, answer in place of approvers that wait for a click."""
+    return _click_stand_in.set(approver)
+
+
+def _waits_for_click(approver: Any) -> bool:
+    # The shape of every approver answered from outside (buttons, ``Controls.answer_approval``).
+    return callable(getattr(approver, "answer", None))
+
 
 class ApprovalGate:
     """Asks the approver and remembers "for this run" answers, per run.
@@ -86,6 +107,9 @@ class ApprovalGate:
             self._log(request, Decision.RUN, remembered=True)
             return Decision.RUN
         who = approver or self.approver
+        stand_in = _click_stand_in.get()
+        if stand_in is not None and _waits_for_click(who):
+            who = stand_in  # no click can reach a blocked caller: never wait for one
         if who is None:
             self._log(request, Decision.DENY, remembered=False)
             return Decision.DENY
@@ -114,6 +138,23 @@ class ApprovalGate:
             decision.value,
             " (granted earlier in this run)" if remembered else "",
         )
+
+
+PROMPT_ANSWERS = {"o": "once", "once": "once", "y": "once", "yes": "once", "r": "run",
+                  "run": "run", "d": "deny", "n": "deny", "no": "deny", "deny": "deny", "": "deny"}
+
+
+def prompt_text(request: ApprovalRequest) -> str:
+    """The question a text prompt (``input()``) asks; see :func:`prompt_answer`."""
+    reasons = "; ".join(request.reasons)
+    return (f"orkas asks to {request.kind} ({request.category}): {request.subject}"
+            f"{' — ' + reasons if reasons else ''}\n"
+            f"allow [o]nce, for this [r]un, or [d]eny? ")
+
+
+def prompt_answer(raw: Any) -> Decision:
+    """A typed answer to :func:`prompt_text` as a Decision; anything unknown denies."""
+    return _coerce(PROMPT_ANSWERS.get(str(raw).strip().lower(), "deny"))
 
 
 def to_decision(answer: Any) -> Decision:

@@ -85,11 +85,11 @@ def test_bad_construction_gives_clear_errors(tmp_path: Path) -> None:
         Agent(ScriptedModel([]), workspace=tmp_path / "missing")
 
 
-async def test_run_sync_refuses_inside_a_running_loop(workspace: Path) -> None:
-    agent = Agent(ScriptedModel([reply("x")]), workspace=workspace)
-    with pytest.raises(RuntimeError, match="await agent.arun"):
-        agent.run_sync("go")
-    assert (await agent.arun("go")).text == "x"
+async def test_run_sync_works_inside_a_running_loop_and_arun_after_it(workspace: Path) -> None:
+    # A notebook cell runs inside the kernel's loop; tests/agent/test_run_sync.py has the rest.
+    agent = Agent(ScriptedModel([reply("x"), reply("y")]), workspace=workspace)
+    assert agent.run_sync("go").text == "x"
+    assert (await agent.arun("go")).text == "y"
 
 
 def test_the_engine_runs_from_a_plain_script_without_jupyter(tmp_path: Path) -> None:
