@@ -297,6 +297,9 @@ def check_anthropic(body: Any, *, version: str = "2023-06-01", compatible: bool 
     if not isinstance(body, dict):
         raise Rejected("body: Input should be a valid dictionary")
     checked = copy.copy(body)
+    if version == "2026-10-21" and not compatible:  # removed there, whatever the SDK's types say
+        for key in _LEGACY_SAMPLING.keys() & body.keys():
+            raise Rejected(f"{key}: Extra inputs are not permitted")
     if version == "2023-06-01" or compatible:
         for key, (low, high) in _LEGACY_SAMPLING.items():
             if key not in checked:
