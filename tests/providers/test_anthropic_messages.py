@@ -168,3 +168,21 @@ async def test_explicit_max_tokens_and_unknown_model_fallback(model_server):
     await collect(p, request(MODEL, max_tokens=123))
     await collect(p, request("local-model-x"))
     assert [r.json["max_tokens"] for r in model_server.posts()] == [123, 8192]
+
+
+async def test_whitespace_only_text_is_not_sent_back(model_server):
+    # Models often stream "\n\n" before a tool call; the API refuses a text block without
+    # non-whitespace text, so sending that turn back verbatim would fail the next request.
+    model_server.push(Reply(text="ok"))
+    history = [user_message("look"),
+               AssistantMessage(content=[TextBlock(text="\n\n"),
+                                         ToolCallBlock(id="toolu_1", name="lookup", arguments={"path": "a"})],
+                                provider="anthropic", model=MODEL),
+               ToolResultMessage(tool_call_id="toolu_1", name="lookup", content=[TextBlock(text=" ")]),
+               user_message("  ")]
+    events = await collect(provider(model_server), ModelRequest(model=MODEL, messages=history))
+    assert done(events).message.text == "ok"
+    messages = model_server.posts()[0].json["messages"]
+    assert [b["type"] for b in messages[1]["content"]] == ["tool_use"]
+    assert [b["type"] for b in messages[2]["content"]] == ["tool_result", "text"]
+    assert "content" not in messages[2]["content"][0]
