@@ -10,11 +10,12 @@ error bodies. :mod:`tests.fakes.model_server` serves them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["REASONS", "Fault", "Reply", "Step", "ToolCall", "anthropic_events", "anthropic_message", "error_body",
-           "error_json", "openai_completion", "openai_events"]
+           "error_json", "loop_script", "openai_completion", "openai_events"]
 
 
 @dataclass
@@ -79,6 +80,30 @@ class Fault:
 
 
 Step = Reply | Fault
+
+
+def loop_script(steps: int | None = None, *, tool: str = "lookup", text_deltas: int = 20) -> Callable[[dict], Step]:
+    """The benchmark's model: ``steps`` tool calls (arguments in 4 fragments), then text.
+
+    Stateless: the step is the number of tool results already in the request, so any client
+    (orkas_nb, another framework, a bare loop) gets the same conversation. With ``steps=None``
+    the count comes from the model name: ``loop-50`` plays 50 tool steps.
+    """
+    def script(body: dict) -> Step:
+        wanted = steps
+        if wanted is None:
+            name = str(body.get("model", ""))
+            wanted = int(name.rsplit("-", 1)[1]) if name.startswith("loop-") else 0
+        messages = body.get("messages", [])
+        done = sum(1 for m in messages if m.get("role") == "tool")
+        done += sum(1 for m in messages if m.get("role") == "user" and isinstance(m.get("content"), list)
+                    and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"]))
+        if done < wanted:
+            return Reply(tool_calls=[ToolCall(tool, json.dumps({"path": f"notes/file_{done}.txt"}),
+                                              id=f"call_step{done:04d}")])
+        words = " ".join(f"word{i}" for i in range(text_deltas))
+        return Reply(text=words, text_chunks=text_deltas)
+    return script
 
 
 # -- error bodies as each service sends them -----------------------------------------------------

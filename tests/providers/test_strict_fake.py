@@ -19,9 +19,10 @@ from orkas_nb.providers.anthropic_messages import AnthropicProvider
 from orkas_nb.providers.auth import StaticKey
 from orkas_nb.providers.base import ModelRequest, ToolSpec
 from orkas_nb.providers.openai_chat import OpenAIChatProvider
+from orkas_nb.providers.registry import resolve_model
 from tests.fakes.checks import Rejected, check_anthropic, check_openai
 from tests.fakes.model_server import ModelServer, Reply
-from tests.providers.helpers import collect, done, failover, key, request
+from tests.providers.helpers import LOOKUP, collect, done, failover, key, request
 
 CLAUDE = "claude-sonnet-4-5"
 
@@ -150,21 +151,31 @@ async def test_a_tool_name_the_apis_refuse_is_a_request_error(model_server):
 
 # -- compatible servers ------------------------------------------------------------------------------
 
-async def test_compatible_mode_takes_local_server_extensions_without_a_key(model_server):
+async def test_compatible_mode_takes_local_server_extensions_without_a_key(model_server, compatible_model_server):
+    local = compatible_model_server
     history = [user_message("hi"), AssistantMessage(content=[TextBlock(text="Hello.")]), user_message("more")]
     body = {"cache_prompt": True, "top_k": 40, "repeat_penalty": 1.1}
-    with ModelServer(compatible=True) as local:
-        local.push(Reply(text="local ok"))
-        p = OpenAIChatProvider(id="llamacpp", base_url=local.openai_url, token_source=None, send_cache_key=False,
-                               max_tokens_field="max_tokens", extra_body=body)
-        req = ModelRequest(model="tiny", messages=history, max_tokens=16,
-                           extra={"assistant_prefix": "Sure"})
-        assert done(await collect(p, req)).message.text == "local ok"
-        assert local.posts()[0].json["cache_prompt"] is True and not local.rejected
+    local.push(Reply(text="local ok"))
+    p = OpenAIChatProvider(id="llamacpp", base_url=local.openai_url, token_source=None, send_cache_key=False,
+                           max_tokens_field="max_tokens", extra_body=body)
+    req = ModelRequest(model="tiny", messages=history, max_tokens=16, extra={"assistant_prefix": "Sure"})
+    assert done(await collect(p, req)).message.text == "local ok"
+    assert local.posts()[0].json["cache_prompt"] is True and not local.rejected
     # The same request to the official API is refused field by field.
     strict = openai(model_server, extra_body=body)
     with pytest.raises(RequestError, match="Unrecognized request argument supplied"):
         await collect(strict, ModelRequest(model="gpt-4o-mini", messages=history))
+
+
+@pytest.mark.parametrize("endpoint", ["ollama", "vllm", "llamacpp"])
+async def test_named_local_endpoints_work_against_a_compatible_server(compatible_model_server, endpoint):
+    compatible_model_server.push(Reply(text="from a local server"))
+    provider, model = resolve_model(f"{endpoint}/tiny", base_url=compatible_model_server.openai_url, retry=False)
+    events = await collect(provider, ModelRequest(model=model, messages=[user_message("hi")], tools=[LOOKUP],
+                                                  max_tokens=8))
+    assert done(events).message.text == "from a local server"
+    sent = compatible_model_server.posts()[-1]
+    assert "authorization" not in sent.headers and "prompt_cache_key" not in sent.json
 
 
 # -- the checks themselves: what the types alone would have let through -------------------------------
