@@ -108,6 +108,9 @@ def _tag_values(choice: dict[str, Any], defs: dict[str, dict[str, Any]], key: st
     return list(inner["expected"]) if inner.get("type") == "literal" else None
 
 
+_MODELS_ONLY = {"fake": "a union of SDK response models, dropped from the union around it"}
+
+
 def _tighten(node: Any, defs: dict[str, dict[str, Any]]) -> Any:
     """The schema with the three changes of the module docstring (children first)."""
     if isinstance(node, list):
@@ -125,7 +128,8 @@ def _tighten(node: Any, defs: dict[str, dict[str, Any]]) -> Any:
         choices: list[Any] = []
         for choice in node["choices"]:
             schema = choice[0] if isinstance(choice, (list, tuple)) else choice
-            if schema.get("type") == "model":
+            target = defs.get(schema["schema_ref"], {}) if schema.get("type") == "definition-ref" else schema
+            if target.get("type") == "model" or target.get("metadata") == _MODELS_ONLY:
                 continue
             if schema.get("type") == "union":
                 choices.extend(schema["choices"])
@@ -139,8 +143,8 @@ def _tighten(node: Any, defs: dict[str, dict[str, Any]]) -> Any:
                 return {"type": "tagged-union", "discriminator": key,
                         "choices": {v: c for c, t in zip(plain, tags) for v in t},
                         **{k: node[k] for k in ("ref", "metadata") if k in node}}
-        if not choices:
-            return {"type": "none"}  # only model instances were allowed here: nothing JSON can be
+        if not choices:  # only model instances were allowed here: nothing JSON can be
+            return {"type": "none", "metadata": _MODELS_ONLY}
         if len(choices) == 1:
             return plain[0]
         node["choices"] = choices
@@ -173,15 +177,20 @@ def _path(body: Any, loc: tuple[Any, ...], kind: str) -> list[Any]:
     """The error's location in the body: pydantic's union labels and tags dropped."""
     out: list[Any] = []
     current = body
+    tag_seen = False  # a tagged union puts the tag ("user", "text") in the loc before the fields
     for i, item in enumerate(loc):
-        if isinstance(current, dict) and isinstance(item, str) and item in current:
+        last = i == len(loc) - 1
+        if last and kind in ("missing", "extra_forbidden"):
+            out.append(item)  # the key that is missing or unknown
+        elif isinstance(current, dict) and not tag_seen and not last \
+                and item in (current.get("type"), current.get("role")):
+            tag_seen = True
+        elif isinstance(current, dict) and isinstance(item, str) and item in current:
             out.append(item)
-            current = current[item]
+            current, tag_seen = current[item], False
         elif isinstance(current, list) and isinstance(item, int) and 0 <= item < len(current):
             out.append(item)
-            current = current[item]
-        elif i == len(loc) - 1 and kind == "missing":
-            out.append(item)
+            current, tag_seen = current[item], False
     return out
 
 

@@ -241,8 +241,14 @@ _RESULT = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
                                                 for _ in range(5)]}]), "A maximum of 4 blocks with cache_control"),
     (_claude_body([{"role": "user", "content": [{"type": "image", "source": {
         "type": "base64", "media_type": "image/bmp", "data": "x"}}]}]), "messages.0.content.0.source.media_type"),
+    # The SDK's response models sit in the request unions too; their extra='allow' must not let
+    # an unknown key through.
+    (_claude_body([{"role": "user", "content": [{"type": "text", "text": "a", "citatons": []}]}]),
+     "messages.0.content.0.citatons: Extra inputs are not permitted"),
+    (_claude_body([{"role": "user", "content": "a"}, {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "hmm"}]}]), "messages.1.content.0.signature: Field required"),
 ], ids=["max-tokens", "first-user", "alternate", "results-first", "unanswered", "blank-text", "empty",
-        "cache-control", "iterable-blocks-are-validated"])
+        "cache-control", "iterable-blocks-are-validated", "unknown-block-key", "thinking-needs-signature"])
 def test_anthropic_checks(body, message):
     with pytest.raises(Rejected, match=message):
         check_anthropic(body)
