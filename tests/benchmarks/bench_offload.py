@@ -7,8 +7,7 @@
 - grace hits: the share of quick calls that end inside the grace, without a loop future;
 - cancel: time from ``task.cancel()`` to the ``CancelledError`` for a call blocked in its thread;
 - batch: wall time of four 0.3 s calls gathered with a 0.1 s grace against four ``to_thread``
-  calls (one grace for the batch is ~1.33x, a grace each would be ~2.33x), and the longest the
-  loop was held while they ran with the real grace.
+  calls (one grace for the batch is ~1.33x, a grace each would be ~2.33x).
 
 The machine has 2 cores shared with other work; figures are noisy, ratios less so.
 """
@@ -81,27 +80,6 @@ async def _batch(hop: Hop) -> float:
     return time.perf_counter() - started
 
 
-async def _held(hop: Hop) -> float:
-    """The longest gap between the ticks of a task that yields at every turn of the loop."""
-    gaps: list[float] = []
-    stop = False
-
-    async def ticker() -> None:
-        last = time.perf_counter()
-        while not stop:
-            await asyncio.sleep(0)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    task = asyncio.ensure_future(ticker())
-    await asyncio.sleep(0)
-    await asyncio.gather(*(hop(time.sleep, 0.05) for _ in range(4)))
-    stop = True
-    await task
-    return max(gaps)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
@@ -117,8 +95,6 @@ def main() -> None:
         hits = [await _grace_hits(args.calls) for _ in range(args.rounds)]
         cancel = {name: statistics.median([await _cancel(hop) for _ in range(args.rounds)])
                   for name, hop in hops.items()}
-        held = {name: statistics.median([await _held(hop) for _ in range(args.rounds)])
-                for name, hop in hops.items()}
         grace = offload.GRACE_S
         offload.GRACE_S = 0.1  # a long grace, to see how often the batch pays it
         try:
@@ -137,7 +113,6 @@ def main() -> None:
         print(f"grace hits (quick calls with no loop future, grace {grace * 1e3:.1f} ms): "
               f"median {statistics.median(hits):.0%}, worst {min(hits):.0%}")
         print("cancel to CancelledError: " + ", ".join(f"{n} {s * 1e3:.2f} ms" for n, s in cancel.items()))
-        print("loop held at most, four 50 ms calls: " + ", ".join(f"{n} {s * 1e3:.2f} ms" for n, s in held.items()))
         ratio = batch["run_blocking"] / batch["to_thread"]
         print(f"batch of four 0.3 s calls, grace 0.1 s: run_blocking {batch['run_blocking']:.3f} s, "
               f"to_thread {batch['to_thread']:.3f} s ({ratio:.2f}x; one grace ~1.33x, one each ~2.33x)")
