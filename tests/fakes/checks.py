@@ -144,8 +144,8 @@ def _tighten(node: Any, defs: dict[str, dict[str, Any]]) -> Any:
                         "choices": {v: c for c, t in zip(plain, tags) for v in t},
                         **{k: node[k] for k in ("ref", "metadata") if k in node}}
         if not choices:  # only model instances were allowed here: nothing JSON can be
-            return {"type": "none", "metadata": _MODELS_ONLY}
-        if len(choices) == 1:
+            return {"type": "none", "metadata": _MODELS_ONLY, **{k: node[k] for k in ("ref",) if k in node}}
+        if len(choices) == 1 and "ref" not in node:
             return plain[0]
         node["choices"] = choices
     return node
@@ -265,6 +265,11 @@ def check_openai(body: Any, *, compatible: bool = False) -> None:
             raise Rejected(f"Invalid 'tools[{i}].function.name': string does not match pattern. Expected a "
                            "string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
                            param=f"tools[{i}].function.name", code="invalid_value")
+    for i, m in enumerate(messages):
+        if m.get("content") == [] and m["role"] != "assistant":
+            raise Rejected(f"Invalid 'messages[{i}].content': empty array. Expected an array with minimum "
+                           "length 1, but got an empty array instead.", param=f"messages[{i}].content",
+                           code="empty_array")
     _openai_pairing(messages)
 
 

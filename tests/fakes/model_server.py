@@ -12,8 +12,9 @@ It is as strict as the real services: another path is a 404; a missing credentia
 :mod:`tests.fakes.checks` (the SDKs' request types, unknown keys refused, tool-call pairing) or it
 is a 400 in the service's error shape, kept in ``server.rejected``. A request without
 ``stream: true`` gets one JSON object, as from the real API, so a provider that forgot to ask for a
-stream fails on its own stream parser. ``ModelServer(compatible=True)`` reads requests as
-llama.cpp, vLLM or Ollama do: no key needed, their documented extensions accepted.
+stream fails on its own stream parser (the faults that cut, stall or garble a stream answer as
+a stream whatever was asked). ``ModelServer(compatible=True)`` reads requests as llama.cpp,
+vLLM or Ollama do: no key needed, their documented extensions accepted.
 
 Each POST consumes the next step of a script (or asks a callable), so a test says exactly what
 the "model" does, including faults::

@@ -191,7 +191,9 @@ def _openai_body(**kw):
     ([{"role": "usr", "content": "hi"}], "messages[0].role"),
     ([{"role": "assistant", "content": None}], "messages.[0].content"),
     ([], "messages"),
-], ids=["iterable-parts-are-validated", "unknown-message-key", "unknown-role", "empty-assistant", "no-messages"])
+    ([{"role": "user", "content": []}], "messages[0].content"),
+], ids=["iterable-parts-are-validated", "unknown-message-key", "unknown-role", "empty-assistant", "no-messages",
+        "no-parts"])
 def test_openai_checks(messages, param):
     with pytest.raises(Rejected) as info:
         check_openai(_openai_body(messages=messages))
