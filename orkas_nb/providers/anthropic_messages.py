@@ -80,7 +80,7 @@ def _blocks(message: Message, keep_thinking: bool) -> list[dict[str, Any]]:
         content = [
             {"type": "text", "text": b.text} if isinstance(b, TextBlock) else _image(b)
             for b in message.content
-            if not (isinstance(b, TextBlock) and not b.text)
+            if not (isinstance(b, TextBlock) and not b.text.strip())  # the API refuses blank text blocks
         ]
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
         if content:
@@ -90,7 +90,7 @@ def _blocks(message: Message, keep_thinking: bool) -> list[dict[str, Any]]:
         return [block]
     for b in message.content:
         if isinstance(b, (TextBlock, SummaryBlock)):
-            if b.text:
+            if b.text.strip():  # a model's "\n\n" before a tool call: the API refuses blank text blocks
                 out.append({"type": "text", "text": b.text})
         elif isinstance(b, ImageBlock):
             out.append(_image(b))

@@ -1,10 +1,20 @@
-"""A loopback model server speaking the OpenAI and Anthropic streaming wire formats, for tests.
+"""A loopback model server speaking the OpenAI and Anthropic wire formats, for tests.
 
 It answers ``POST /v1/chat/completions`` (OpenAI Chat Completions) and ``POST /v1/messages``
 (Anthropic Messages) with the byte layout the real services document: ``text/event-stream``
 over chunked HTTP/1.1, OpenAI ``chat.completion.chunk`` objects ending in ``data: [DONE]``,
 Anthropic named events from ``message_start`` to ``message_stop`` with ``ping``s, and each
 service's own error bodies. ``GET /v1/models`` answers both formats (``validate_auth``).
+
+It is as strict as the real services: another path is a 404; a missing credential (OpenAI's
+``Authorization: Bearer``, Anthropic's ``x-api-key`` or a bearer token) or one outside
+``api_keys`` is a 401; Anthropic requires ``anthropic-version``; the body must be JSON and pass
+:mod:`tests.fakes.checks` (the SDKs' request types, unknown keys refused, tool-call pairing) or it
+is a 400 in the service's error shape, kept in ``server.rejected``. A request without
+``stream: true`` gets one JSON object, as from the real API, so a provider that forgot to ask for a
+stream fails on its own stream parser (the faults that cut, stall or garble a stream answer as
+a stream whatever was asked). ``ModelServer(compatible=True)`` reads requests as llama.cpp,
+vLLM or Ollama do: no key needed, their documented extensions accepted.
 
 Each POST consumes the next step of a script (or asks a callable), so a test says exactly what
 the "model" does, including faults::
@@ -44,9 +54,23 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .wire import REASONS, Fault, Reply, Step, ToolCall, anthropic_events, error_body, openai_events
+from .checks import ANTHROPIC_VERSIONS, Rejected, check_anthropic, check_openai, warm
+from .wire import (
+    REASONS,
+    Fault,
+    Reply,
+    Step,
+    ToolCall,
+    anthropic_events,
+    anthropic_message,
+    error_body,
+    error_json,
+    loop_script,
+    openai_completion,
+    openai_events,
+)
 
-__all__ = ["Fault", "ModelServer", "Reply", "SeenRequest", "ToolCall", "loop_script"]
+__all__ = ["Fault", "ModelServer", "Rejected", "Reply", "SeenRequest", "ToolCall", "loop_script"]
 
 
 @dataclass
@@ -61,31 +85,18 @@ class SeenRequest:
         return json.loads(self.body) if self.body else None
 
 
-def loop_script(steps: int | None = None, *, tool: str = "lookup", text_deltas: int = 20) -> Callable[[dict], Step]:
-    """The benchmark's model: ``steps`` tool calls (arguments in 4 fragments), then text.
-
-    Stateless: the step is the number of tool results already in the request, so any client
-    (orkas_nb, another framework, a bare loop) gets the same conversation. With ``steps=None``
-    the count comes from the model name: ``loop-50`` plays 50 tool steps.
-    """
-    def script(body: dict) -> Step:
-        wanted = steps
-        if wanted is None:
-            name = str(body.get("model", ""))
-            wanted = int(name.rsplit("-", 1)[1]) if name.startswith("loop-") else 0
-        messages = body.get("messages", [])
-        done = sum(1 for m in messages if m.get("role") == "tool")
-        done += sum(1 for m in messages if m.get("role") == "user" and isinstance(m.get("content"), list)
-                    and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"]))
-        if done < wanted:
-            return Reply(tool_calls=[ToolCall(tool, json.dumps({"path": f"notes/file_{done}.txt"}),
-                                              id=f"call_step{done:04d}")])
-        words = " ".join(f"word{i}" for i in range(text_deltas))
-        return Reply(text=words, text_chunks=text_deltas)
-    return script
-
-
 # -- the server ----------------------------------------------------------------------------------
+
+_ROUTES = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
+_NO_KEY = ("You didn't provide an API key. You need to provide your API key in an Authorization header "
+           "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).")
+_BAD_JSON = ("We could not parse the JSON body of your request. (HINT: This likely means you aren't using your "
+             "HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)")
+
+
+def _guess_wire(headers: dict[str, str]) -> str:
+    return "anthropic" if "x-api-key" in headers or "anthropic-version" in headers else "openai"
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -104,39 +115,63 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         return self.rfile.read(length) if length else b""
 
+    def _seen(self, method: str, body: bytes = b"") -> SeenRequest:
+        seen = SeenRequest(method, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        self.server.owner._record(seen)
+        return seen
+
+    def _not_found(self, seen: SeenRequest) -> None:
+        wire = _guess_wire(seen.headers)
+        if wire == "anthropic":
+            return self._send_json(404, error_json(wire, "Not Found", etype="not_found_error"))
+        self._send_json(404, error_json(wire, f"Invalid URL ({seen.method} {seen.path})"))
+
     def do_GET(self) -> None:
         owner = self.server.owner
-        seen = SeenRequest("GET", self.path, {k.lower(): v for k, v in self.headers.items()}, b"")
-        owner._record(seen)
-        wire = "anthropic" if "x-api-key" in seen.headers or "anthropic-version" in seen.headers else "openai"
-        if not owner._authorised(seen):
-            return self._send_json(401, error_body(wire, 401))
-        if self.path.startswith("/v1/models") or self.path.startswith("/models"):
-            data = {"object": "list", "data": [{"id": "gpt-4o-mini", "object": "model", "created": 1,
-                                                "owned_by": "system"}]}
-            if wire == "anthropic":
-                data = {"data": [{"type": "model", "id": "claude-sonnet-4-5", "display_name": "Claude",
-                                  "created_at": "2025-09-29T00:00:00Z"}],
-                        "has_more": False, "first_id": "claude-sonnet-4-5", "last_id": "claude-sonnet-4-5"}
-            return self._send_json(200, json.dumps(data).encode())
-        self._send_json(404, error_body(wire, 404))
+        seen = self._seen("GET")
+        wire = _guess_wire(seen.headers)
+        path = self.path.partition("?")[0]
+        if not (path == "/v1/models" or path.startswith("/v1/models/") or (owner.compatible and path == "/models")):
+            return self._not_found(seen)
+        refusal = owner._refusal(seen, wire)
+        if refusal is not None:
+            return self._send_json(refusal.status, self._error_body(wire, refusal))
+        data = {"object": "list", "data": [{"id": "gpt-4o-mini", "object": "model", "created": 1,
+                                            "owned_by": "system"}]}
+        if wire == "anthropic":
+            data = {"data": [{"type": "model", "id": "claude-sonnet-4-5", "display_name": "Claude",
+                              "created_at": "2025-09-29T00:00:00Z"}],
+                    "has_more": False, "first_id": "claude-sonnet-4-5", "last_id": "claude-sonnet-4-5"}
+        self._send_json(200, json.dumps(data).encode())
 
     def do_POST(self) -> None:
         owner = self.server.owner
-        body = self._body()
-        seen = SeenRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-        owner._record(seen)
-        wire = "anthropic" if self.path.rstrip("/").endswith("/messages") else "openai"
-        if not owner._authorised(seen):
-            return self._send_json(401, error_body(wire, 401))
-        try:
-            payload = json.loads(body or b"{}")
-        except ValueError:
-            return self._send_json(400, error_body(wire, 404))
+        seen = self._seen("POST", self._body())
+        wire = _ROUTES.get(self.path.partition("?")[0])
+        if wire is None:
+            return self._not_found(seen)
+        refusal = owner._refusal(seen, wire)
+        if refusal is None:
+            try:
+                payload = owner._checked(seen, wire)
+            except Rejected as exc:
+                refusal = exc
+        if refusal is not None:
+            with owner._lock:
+                owner.rejected.append(refusal)
+            return self._send_json(refusal.status, self._error_body(wire, refusal))
         step = owner._next_step(payload)
         if isinstance(step, Fault):
             return self._fault(step, wire, payload)
-        self._stream(wire, step, payload.get("model", "model"), owner._counter())
+        model, counter = payload.get("model", "model"), owner._counter()
+        if payload.get("stream") is not True:  # the real APIs answer one JSON object then
+            render = anthropic_message if wire == "anthropic" else openai_completion
+            return self._send_json(200, render(step, model, counter))
+        self._stream(wire, step, model, counter)
+
+    @staticmethod
+    def _error_body(wire: str, refusal: Rejected) -> bytes:
+        return error_json(wire, refusal.message, etype=refusal.etype, param=refusal.param, code=refusal.code)
 
     # -- responses --
 
@@ -237,11 +272,14 @@ class ModelServer:
     """The scripted loopback server; see the module docstring."""
 
     def __init__(self, script: Callable[[dict], Step] | None = None, *, api_keys: set[str] | None = None,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 compatible: bool = False, host: str = "127.0.0.1", port: int = 0) -> None:
+        warm()  # the SDK request types, built before the first request waits on them
         self._steps: deque[Step] = deque()
         self.script = script
-        self.api_keys = api_keys  # None: any credential (or none) is accepted
+        self.api_keys = api_keys  # None: any key is accepted, but one must be sent (unless compatible)
+        self.compatible = compatible
         self.requests: list[SeenRequest] = []
+        self.rejected: list[Rejected] = []  # the requests answered 4xx by the checks, in order
         self._lock = threading.Lock()
         self._n = 0
         self._httpd = _HTTPServer((host, port), _Handler)
@@ -283,11 +321,49 @@ class ModelServer:
             self._n += 1
             return self._n
 
-    def _authorised(self, seen: SeenRequest) -> bool:
-        if self.api_keys is None:
-            return True
-        bearer = seen.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        return bearer in self.api_keys or seen.headers.get("x-api-key", "") in self.api_keys
+    def _refusal(self, seen: SeenRequest, wire: str) -> Rejected | None:
+        """A 401 in the wire's words for a missing or unknown credential, or None.
+
+        OpenAI reads ``Authorization: Bearer``; Anthropic reads ``x-api-key``, else a bearer token
+        (OAuth, and the 2.x SDKs). A compatible server (llama.cpp without ``--api-key``, Ollama)
+        takes any credential or none, unless ``api_keys`` is set.
+        """
+        auth = seen.headers.get("authorization", "")
+        bearer = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
+        key = (seen.headers.get("x-api-key") or bearer) if wire == "anthropic" else bearer
+        if self.compatible and self.api_keys is None:
+            return None
+        if not key:
+            if wire == "anthropic":
+                return Rejected("x-api-key header is required", status=401, etype="authentication_error")
+            return Rejected(_NO_KEY, status=401)
+        if self.api_keys is not None and key not in self.api_keys:
+            if wire == "anthropic":
+                return Rejected("invalid x-api-key", status=401, etype="authentication_error")
+            return Rejected(f"Incorrect API key provided: {key[:3]}***. You can find your API key at the "
+                            "dashboard.", status=401, code="invalid_api_key")
+        return None
+
+    def _checked(self, seen: SeenRequest, wire: str) -> dict[str, Any]:
+        """The request's JSON body, checked as the real service checks it (:mod:`.checks`)."""
+        version = seen.headers.get("anthropic-version")
+        if wire == "anthropic" and not self.compatible:
+            if version is None:
+                raise Rejected("anthropic-version: header is required")
+            if version not in ANTHROPIC_VERSIONS:
+                raise Rejected(f"anthropic-version: invalid version {version!r}")
+        ctype = seen.headers.get("content-type", "").partition(";")[0].strip().lower()
+        try:
+            if ctype != "application/json":
+                raise ValueError(ctype)
+            payload = json.loads(seen.body)
+        except ValueError:
+            raise Rejected(_BAD_JSON if wire == "openai" else "Invalid JSON in request body") from None
+        if wire == "anthropic":
+            check_anthropic(payload, version=version or "2023-06-01", compatible=self.compatible)
+        else:
+            check_openai(payload, compatible=self.compatible)
+        return payload
 
     def _next_step(self, payload: dict) -> Step:
         with self._lock:
@@ -324,8 +400,10 @@ def main() -> None:
     parser.add_argument("--loop", type=int, default=None,
                         help="tool-call steps before the text answer (default: from the model name, loop-N)")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--compatible", action="store_true",
+                        help="read requests as OpenAI-compatible servers do (no key needed, their extensions)")
     args = parser.parse_args()
-    server = ModelServer(loop_script(args.loop), port=args.port)
+    server = ModelServer(loop_script(args.loop), port=args.port, compatible=args.compatible)
     print(server.url, flush=True)
     server._httpd.serve_forever(poll_interval=0.05)
 

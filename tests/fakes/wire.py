@@ -2,17 +2,20 @@
 
 The script vocabulary (:class:`Reply`, :class:`ToolCall`, :class:`Fault`) and the renderers:
 OpenAI ``chat.completion.chunk`` events ending in ``data: [DONE]`` (with ``include_usage``),
-Anthropic named events ``message_start`` … ``message_stop`` with a ``ping``, and each service's
+Anthropic named events ``message_start`` … ``message_stop`` with a ``ping``, the whole
+``chat.completion`` / ``message`` objects a request without ``stream`` gets, and each service's
 error bodies. :mod:`tests.fakes.model_server` serves them.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["REASONS", "Fault", "Reply", "Step", "ToolCall", "anthropic_events", "error_body", "openai_events"]
+__all__ = ["REASONS", "Fault", "Reply", "Step", "ToolCall", "anthropic_events", "anthropic_message", "error_body",
+           "error_json", "loop_script", "openai_completion", "openai_events"]
 
 
 @dataclass
@@ -79,6 +82,30 @@ class Fault:
 Step = Reply | Fault
 
 
+def loop_script(steps: int | None = None, *, tool: str = "lookup", text_deltas: int = 20) -> Callable[[dict], Step]:
+    """The benchmark's model: ``steps`` tool calls (arguments in 4 fragments), then text.
+
+    Stateless: the step is the number of tool results already in the request, so any client
+    (orkas_nb, another framework, a bare loop) gets the same conversation. With ``steps=None``
+    the count comes from the model name: ``loop-50`` plays 50 tool steps.
+    """
+    def script(body: dict) -> Step:
+        wanted = steps
+        if wanted is None:
+            name = str(body.get("model", ""))
+            wanted = int(name.rsplit("-", 1)[1]) if name.startswith("loop-") else 0
+        messages = body.get("messages", [])
+        done = sum(1 for m in messages if m.get("role") == "tool")
+        done += sum(1 for m in messages if m.get("role") == "user" and isinstance(m.get("content"), list)
+                    and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"]))
+        if done < wanted:
+            return Reply(tool_calls=[ToolCall(tool, json.dumps({"path": f"notes/file_{done}.txt"}),
+                                              id=f"call_step{done:04d}")])
+        words = " ".join(f"word{i}" for i in range(text_deltas))
+        return Reply(text=words, text_chunks=text_deltas)
+    return script
+
+
 # -- error bodies as each service sends them -----------------------------------------------------
 
 _OPENAI_ERRORS = {
@@ -117,6 +144,16 @@ def error_body(wire: str, status: int) -> bytes:
         return json.dumps({"type": "error", "error": {"type": etype, "message": message},
                            "request_id": "req_011CTest"}).encode()
     etype, code, param, message = _OPENAI_ERRORS.get(status, ("server_error", None, None, f"status {status}"))
+    return json.dumps({"error": {"message": message, "type": etype, "param": param, "code": code}},
+                      indent=4).encode() + b"\n"
+
+
+def error_json(wire: str, message: str, *, etype: str = "invalid_request_error", param: str | None = None,
+               code: str | None = None) -> bytes:
+    """An error body with its own message, in the wire's shape (a rejected request, a 401, a 404)."""
+    if wire == "anthropic":
+        return json.dumps({"type": "error", "error": {"type": etype, "message": message},
+                           "request_id": "req_011CTest"}).encode()
     return json.dumps({"error": {"message": message, "type": etype, "param": param, "code": code}},
                       indent=4).encode() + b"\n"
 
@@ -211,3 +248,51 @@ def anthropic_events(reply: Reply, model: str, counter: int) -> list[bytes]:
                                         "usage": {"output_tokens": reply.output_tokens}}))
     out.append(_named("message_stop", {"type": "message_stop"}))
     return out
+
+
+# -- whole bodies, for requests that did not ask for a stream ------------------------------------
+
+def _openai_usage(reply: Reply) -> dict[str, Any]:
+    return {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens,
+            "total_tokens": reply.input_tokens + reply.output_tokens,
+            "prompt_tokens_details": {"cached_tokens": reply.cache_read, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                          "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}}
+
+
+def openai_completion(reply: Reply, model: str, counter: int) -> bytes:
+    """One ``chat.completion`` object, as the API answers a request without ``stream: true``."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None,
+                               "annotations": []}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": call.id or f"call_{counter:04d}{i:02d}xYz", "type": "function",
+             "function": {"name": call.name, "arguments": call.arguments}}
+            for i, call in enumerate(reply.tool_calls)]
+    finish = reply.stop_reason or ("tool_calls" if reply.tool_calls else "stop")
+    body = {"id": f"chatcmpl-AZ{counter:06d}", "object": "chat.completion", "created": 1_764_000_000 + counter,
+            "model": model, "choices": [{"index": 0, "message": message, "logprobs": None,
+                                         "finish_reason": finish}],
+            "usage": _openai_usage(reply), "service_tier": "default", "system_fingerprint": "fp_0fake0"}
+    return json.dumps(body, indent=2).encode()
+
+
+def anthropic_message(reply: Reply, model: str, counter: int) -> bytes:
+    """One ``message`` object, as the API answers a request without ``stream: true``."""
+    content: list[dict[str, Any]] = []
+    if reply.thinking:
+        content.append({"type": "thinking", "thinking": reply.thinking, "signature": reply.signature})
+    if reply.redacted:
+        content.append({"type": "redacted_thinking", "data": reply.redacted})
+    if reply.text:
+        content.append({"type": "text", "text": reply.text, "citations": None})
+    for i, call in enumerate(reply.tool_calls):
+        content.append({"type": "tool_use", "id": call.id or f"toolu_01Fake{counter:04d}{i:02d}",
+                        "name": call.name, "input": json.loads(call.arguments or "{}")})
+    body = {"id": f"msg_01Fake{counter:06d}", "type": "message", "role": "assistant", "model": model,
+            "content": content, "stop_reason": reply.stop_reason or ("tool_use" if reply.tool_calls else "end_turn"),
+            "stop_sequence": None,
+            "usage": {"input_tokens": reply.input_tokens, "cache_creation_input_tokens": reply.cache_write,
+                      "cache_read_input_tokens": reply.cache_read, "output_tokens": reply.output_tokens,
+                      "service_tier": "standard"}}
+    return json.dumps(body).encode()

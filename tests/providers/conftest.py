@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from orkas_nb.providers.retry import COOLDOWNS
-from tests.fakes.fixtures import model_server  # noqa: F401  (the fixture, shared with other suites)
+from tests.fakes.fixtures import compatible_model_server, model_server  # noqa: F401  (shared fixtures)
 
 
 @pytest.fixture(autouse=True)

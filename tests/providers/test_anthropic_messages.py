@@ -56,12 +56,13 @@ async def test_streams_thinking_text_and_tool_use_with_cache_usage(model_server)
 
 
 def _history(provider_id: str, model: str) -> list:
-    call = ToolCallBlock(id="toolu_1", name="lookup", arguments={"path": "a"})
+    calls = [ToolCallBlock(id="toolu_1", name="lookup", arguments={"path": "a"}),
+             ToolCallBlock(id="toolu_2", name="lookup", arguments={"path": "b"})]
     return [
         user_message("look", images=[ImageBlock(media_type="image/png", data="iVBO")]),
         AssistantMessage(content=[ThinkingBlock(text="hmm", signature="sig-1"),
                                   ThinkingBlock(signature="REDACTED", redacted=True),
-                                  TextBlock(text="Sure."), call], provider=provider_id, model=model),
+                                  TextBlock(text="Sure."), *calls], provider=provider_id, model=model),
         ToolResultMessage(tool_call_id="toolu_1", name="lookup",
                           content=[TextBlock(text="a file"), ImageBlock(data="iVBO")]),
         ToolResultMessage(tool_call_id="toolu_2", name="lookup", content=[TextBlock(text="no")], status="error"),
@@ -90,7 +91,7 @@ async def test_thinking_from_another_model_is_dropped(model_server, producer):
     model_server.push(Reply(text="ok"))
     await collect(provider(model_server), ModelRequest(model=MODEL, messages=_history(*producer)))
     assistant = model_server.posts()[0].json["messages"][1]
-    assert [b["type"] for b in assistant["content"]] == ["text", "tool_use"]
+    assert [b["type"] for b in assistant["content"]] == ["text", "tool_use", "tool_use"]
     assert "sig-1" not in model_server.posts()[0].body.decode()
 
 
@@ -167,3 +168,21 @@ async def test_explicit_max_tokens_and_unknown_model_fallback(model_server):
     await collect(p, request(MODEL, max_tokens=123))
     await collect(p, request("local-model-x"))
     assert [r.json["max_tokens"] for r in model_server.posts()] == [123, 8192]
+
+
+async def test_whitespace_only_text_is_not_sent_back(model_server):
+    # Models often stream "\n\n" before a tool call; the API refuses a text block without
+    # non-whitespace text, so sending that turn back verbatim would fail the next request.
+    model_server.push(Reply(text="ok"))
+    history = [user_message("look"),
+               AssistantMessage(content=[TextBlock(text="\n\n"),
+                                         ToolCallBlock(id="toolu_1", name="lookup", arguments={"path": "a"})],
+                                provider="anthropic", model=MODEL),
+               ToolResultMessage(tool_call_id="toolu_1", name="lookup", content=[TextBlock(text=" ")]),
+               user_message("  ")]
+    events = await collect(provider(model_server), ModelRequest(model=MODEL, messages=history))
+    assert done(events).message.text == "ok"
+    messages = model_server.posts()[0].json["messages"]
+    assert [b["type"] for b in messages[1]["content"]] == ["tool_use"]
+    assert [b["type"] for b in messages[2]["content"]] == ["tool_result", "text"]
+    assert "content" not in messages[2]["content"][0]

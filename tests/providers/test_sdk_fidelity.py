@@ -135,3 +135,38 @@ def test_anthropic_sdk_rejects_a_stream_cut_before_message_stop(model_server):
             model="claude-sonnet-4-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}]) as s:
         s.get_final_message()
     assert "anthropic" in type(info.value).__module__ or "http" in type(info.value).__module__
+
+
+def test_sdks_parse_the_whole_answer_to_a_request_without_stream(model_server):
+    call = ToolCall("lookup", json.dumps({"path": "a.txt"}), id="call_1")
+    model_server.push(Reply(text="Hi", tool_calls=[call], input_tokens=7, output_tokens=3),
+                      Reply(text="Hi", thinking="Hmm.", tool_calls=[ToolCall("lookup", "{}", id="toolu_1")]))
+    completion = _openai(model_server).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])
+    assert completion.choices[0].message.content == "Hi" and completion.usage.prompt_tokens == 7
+    assert completion.choices[0].message.tool_calls[0].function.name == "lookup"
+    assert completion.choices[0].finish_reason == "tool_calls"
+    message = _anthropic(model_server).messages.create(model="claude-sonnet-4-5", max_tokens=10,
+                                                       messages=[{"role": "user", "content": "hi"}])
+    assert [b.type for b in message.content] == ["thinking", "text", "tool_use"]
+    assert message.stop_reason == "tool_use"
+
+
+def test_sdks_map_the_servers_refusals(model_server):
+    """A request the real API refuses reaches each SDK as its BadRequestError, with the fields."""
+    with pytest.raises(openai.BadRequestError) as info:
+        _openai(model_server).chat.completions.create(
+            model="gpt-4o-mini", stream=True,
+            messages=[{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "c9", "content": "x"}])
+    assert info.value.param == "messages.[1].role" and "preceeding message with 'tool_calls'" in info.value.message
+    with pytest.raises(anthropic.BadRequestError) as info:
+        _anthropic(model_server).messages.create(
+            model="claude-sonnet-4-5", max_tokens=10,
+            messages=[{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9"}]}])
+    assert info.value.body["error"]["type"] == "invalid_request_error"
+    assert "toolu_9" in info.value.message
+    model_server.api_keys = {"k-test"}
+    with pytest.raises(anthropic.AuthenticationError) as info:
+        anthropic.Anthropic(base_url=model_server.anthropic_url, api_key="k-wrong", max_retries=0).messages.create(
+            model="claude-sonnet-4-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+    assert info.value.body["error"] == {"type": "authentication_error", "message": "invalid x-api-key"}
