@@ -24,6 +24,16 @@ from ..providers.base import ToolSpec
 from .cancellation import AbortSignal
 from .offload import run_blocking
 
+# What both wire formats accept as a tool name (OpenAI and Anthropic answer 400 otherwise).
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+
+def check_tool_name(name: object) -> None:
+    """Refuse, with a clear error, a name the model APIs would refuse on every request."""
+    if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+        raise ValueError(f"tool name {name!r} is not accepted by the model APIs: use 1 to 64 "
+                         f"ASCII letters, digits, '_' or '-'")
+
 
 @dataclass
 class ToolContext:
@@ -147,6 +157,7 @@ class FunctionTool:
         # thread=False keeps it on the loop (for code that must run on the main thread).
         self.thread = thread
         self.name = name or fn.__name__
+        check_tool_name(self.name)
         summary, arg_docs = _parse_docstring(fn.__doc__ or "")
         arg_docs = dict(arg_docs)  # the parse is cached and shared
         self.description = description or summary or self.name
@@ -268,6 +279,7 @@ class ToolRegistry:
         # per tool, and agents are built often (one per notebook cell).
         if not (hasattr(t, "execute") and hasattr(t, "input_schema") and hasattr(t, "name")):
             t = FunctionTool(t)  # a plain function: decorate it on the way in
+        check_tool_name(t.name)
         if t.name in self._tools:
             raise ValueError(f"a tool named {t.name!r} is already registered")
         self._tools[t.name] = t

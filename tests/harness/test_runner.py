@@ -383,3 +383,24 @@ async def test_usage_events_carry_the_growing_turn_total_before_done() -> None:
     assert result_of(events).usage == updates[-1].usage
     seqs = [e.seq for e in events]
     assert seqs == sorted(seqs)  # the emitter numbers them like every other event
+
+
+@pytest.mark.parametrize("name", ["read file", "x" * 65, "lire_le_fichier_é", "a.b", "path/to"])
+def test_a_tool_name_the_model_apis_refuse_is_refused_at_registration(name: str) -> None:
+    def fn(path: str) -> str:
+        return path
+
+    with pytest.raises(ValueError, match="not accepted by the model APIs"):
+        tool(fn, name=name)
+    ToolRegistry([tool(fn, name="read_file-2")])  # letters, digits, '_' and '-' pass
+
+
+def test_a_tool_of_another_kind_with_a_bad_name_is_refused_by_the_registry() -> None:
+    class Odd:
+        name, description, input_schema, read_only = "two words", "", {"type": "object"}, True
+
+        async def execute(self, arguments, ctx):  # type: ignore[no-untyped-def]
+            return "x"
+
+    with pytest.raises(ValueError, match="not accepted by the model APIs"):
+        ToolRegistry([Odd()])  # type: ignore[list-item]
