@@ -292,3 +292,37 @@ def test_a_forked_child_starts_an_empty_pool_and_leaves_the_parents_connection(m
     finally:
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
+
+
+@pytest.mark.kernel
+def test_kernel_shutdown_is_clean_after_agents_ran_on_its_loop(model_server, tmp_path):
+    from jupyter_client.manager import KernelManager
+
+    from tests.notebook.kernel import kernel_env
+
+    model_server.push(Reply(text="one"), Reply(text="two"))
+    log = tmp_path / "kernel.stderr"
+    km = KernelManager(kernel_name="python3")
+    with log.open("w") as err:
+        km.start_kernel(cwd=str(tmp_path), env=kernel_env({"PYTHONWARNINGS": "default"}), stderr=err)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        code = textwrap.dedent(f"""
+            from orkas_nb import Agent
+            from orkas_nb.providers.pool import POOL
+            agents = [Agent("openai/gpt-4o-mini", base_url={model_server.openai_url!r}, api_key="k",
+                            workspace={str(tmp_path)!r}) for _ in range(2)]
+            texts = [(await a.arun("hi")).text for a in agents]
+            assert texts == ["one", "two"], texts
+            assert len(POOL.clients()) == 1
+        """)
+        reply = kc.execute_interactive(code, timeout=60)
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=False)  # a clean shutdown: the kernel's atexit hooks run
+    stderr = log.read_text()
+    for bad in ("ResourceWarning", "nclosed", "Event loop is closed", "Traceback", "Exception ignored"):
+        assert bad not in stderr, stderr
