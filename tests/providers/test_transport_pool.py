@@ -24,7 +24,7 @@ import pytest
 
 from orkas_nb import Agent
 from orkas_nb.providers import pool as pool_mod
-from orkas_nb.providers.pool import POOL, ClientKey, client_key, ssl_context
+from orkas_nb.providers.pool import POOL, client_key, ssl_context
 from orkas_nb.providers.registry import resolve_model
 from tests.fakes.model_server import ModelServer, Reply
 
@@ -212,7 +212,9 @@ def test_one_ssl_context_per_process_and_ca_setting(monkeypatch, tmp_path):
 
     monkeypatch.setenv("SSL_CERT_FILE", certifi.where())  # the CA setting is honoured: a new context
     assert ssl_context() is not pool_mod._SSL[(None, None)] and len(built) == 2
-    assert client_key("https://h/v1") != ClientKey(*client_key("https://h/v1")[:2], env=())
+    before = client_key("https://h/v1")
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")  # httpx reads proxies when it builds a client
+    assert client_key("https://h/v1") != before
 
 
 EXIT_SCRIPT = textwrap.dedent("""
