@@ -43,6 +43,9 @@ __all__ = ["DEFAULT_TIMEOUT", "POOL", "ClientKey", "ClientPool", "aclose_clients
            "make_client", "ssl_context"]
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
+# No cap on open connections: the agents of a team share one client, and a stream waiting
+# for a free connection would fail after the pool timeout where its own client never waited.
+LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=20)
 
 # What httpx reads from the environment when it builds a client (trust_env): proxies and the CA
 # bundle. Part of the key, so a changed environment gets a client that honours it.
@@ -74,6 +77,7 @@ def make_client(
         timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
         transport=transport,
         verify=ssl_context(),
+        limits=LIMITS,
         follow_redirects=False,
     )
 

@@ -78,6 +78,15 @@ async def test_two_agents_on_one_loop_share_one_connection(model_server, tmp_pat
         "Bearer sk-first", "Bearer sk-second", "Bearer sk-first"]
 
 
+async def test_concurrent_agents_on_one_loop_run_through_one_client(model_server, tmp_path):
+    model_server.push(*[Reply(text="ok")] * 8)
+    created = POOL.created
+    agents = [agent(model_server, tmp_path, f"sk-{i}") for i in range(8)]
+    results = await asyncio.gather(*(a.arun("hi") for a in agents))
+    assert [r.text for r in results] == ["ok"] * 8
+    assert POOL.created - created == 1
+
+
 async def test_different_endpoints_and_timeouts_get_their_own_clients(tmp_path):
     with ModelServer() as one, ModelServer() as two:
         one.push(Reply(text="a"), Reply(text="c"))
