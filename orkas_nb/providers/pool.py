@@ -115,7 +115,7 @@ def _drive(awaitable: Any) -> None:
 class _LoopClients:
     """The clients of one event loop and the watcher that closes them when the loop shuts down."""
 
-    __slots__ = ("clients", "closed", "_watch", "__weakref__")
+    __slots__ = ("_watch", "clients", "closed")
 
     def __init__(self) -> None:
         self.clients: dict[ClientKey, httpx.AsyncClient] = {}
@@ -211,7 +211,7 @@ class ClientPool:
                 entry.forget()
                 self._loops.pop(loop, None)
 
-    def close_all(self, timeout: float = 5.0) -> None:
+    def close_all(self, timeout: float = 2.0) -> None:
         """Close every loop's clients, each on its own loop (interpreter exit)."""
         with self._lock:
             items = list(self._loops.items())
