@@ -10,18 +10,19 @@ arrive in 4 deltas, then a last step of 20 text deltas. Each client runs in its 
     openai_agents  the OpenAI Agents SDK, Runner.run_streamed over chat completions
 
 Measured per N: client CPU (user+sys, ``time.process_time``) for the whole run divided by the
-model requests it made, with the client's agent object made anew for each run but its provider /
-HTTP client reused (the agent's construction not counted) (median over --repeat runs, and at least enough runs for
-MIN_REQUESTS requests, so N = 1 is not judged on six requests; after a warm-up run). The clients
-take turns over --rounds rounds (each a share of the runs), so the machine's speed drifting during
-the run falls on the floor and the frameworks alike. The "new agent" columns (``--fresh``,
-default N = 0: a one-request answer) count a whole new agent per run, its construction included,
-built the way a script with an agent per conversation writes it: orkas_nb and pydantic-ai from
-their model settings (base URL and key; their providers share pooled HTTP clients), the Agents
-SDK over its one shared client (``set_default_openai_client`` style), the bare loop with a new
-``httpx.AsyncClient`` per run (what an unshared client costs); time to the first
-text delta of a one-request text answer (median of 10); peak RSS of the client process.
-The third-party frameworks are not project dependencies: install them in a separate
+model requests it made (median over --repeat runs, and at least enough runs for MIN_REQUESTS
+requests, so N = 1 is not judged on six requests; after a warm-up run). In these columns each
+run makes a new agent object over a reused provider / HTTP client, and its construction is not
+counted. The "new N=" columns (``--fresh``, default N = 0: a one-request answer) count a whole
+new agent per run, construction included, built the way a script with an agent per
+conversation writes it: orkas_nb and pydantic-ai from their model settings (base URL and key;
+orkas_nb's providers take pooled clients, pydantic-ai 2.68's provider makes its own), the
+Agents SDK over its one shared client (``set_default_openai_client`` style), the bare loop with
+a new ``httpx.AsyncClient`` per run (what an unshared client costs); their floor is the bare
+loop reusing its client at that N. The clients take turns over --rounds rounds (each a share of
+the runs), so the machine's speed drifting during the run falls on the floor and the frameworks
+alike. Also: time to the first text delta of a one-request text answer (median of 10); peak
+RSS of the client process. The third-party frameworks are not project dependencies: install them in a separate
 environment and pass its interpreter with ``--python`` (a framework that cannot be imported
 is reported as such). The machine is small and shared: figures are noisy; compare ratios
 measured in the same run.
