@@ -34,6 +34,7 @@ from .auth import StaticKey, fingerprint, key_from_env
 from .base import LLMProvider
 from .catalog import Catalog, ModelInfo, ModelOverride
 from .openai_chat import OpenAIChatProvider
+from .pool import ssl_context
 from .retry import Candidate, FailoverProvider, RetryPolicy
 
 __all__ = ["BUILTIN_ENDPOINTS", "EndpointConfig", "ProvidersConfig", "openai_compatible_endpoint",
@@ -142,7 +143,7 @@ def _probe_context_window(base_url: str) -> int | None:
     root = base_url.rstrip("/")
     root = root.removesuffix("/v1")
     try:
-        data = httpx.get(f"{root}/props", timeout=2.0).json()
+        data = httpx.get(f"{root}/props", timeout=2.0, verify=ssl_context()).json()
     except (httpx.HTTPError, ValueError):
         return None
     settings = data.get("default_generation_settings") or {}

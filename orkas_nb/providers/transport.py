@@ -13,9 +13,11 @@ Every failure of one HTTP attempt leaves this module as an exception of
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import time
+import weakref
 from typing import Any
 
 import httpx
@@ -30,8 +32,7 @@ from ..core.errors import (
     StreamTruncatedError,
     TransientError,
 )
-
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
+from .pool import DEFAULT_TIMEOUT, POOL, client_key, make_client  # noqa: F401  (make_client: re-exported)
 
 # Phrases that the common servers use for a prompt longer than the model's window.
 _OVERFLOW_MARKERS = (
@@ -45,17 +46,6 @@ _OVERFLOW_MARKERS = (
     "input is too long",
 )
 _POLICY_MARKERS = ("content_policy", "content_filter", "safety system")
-
-
-def make_client(
-    *, timeout: httpx.Timeout | float | None = None, transport: httpx.AsyncBaseTransport | None = None
-) -> httpx.AsyncClient:
-    """The provider's client. Retries are ours (SPEC §6), so httpx's own are off."""
-    return httpx.AsyncClient(
-        timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
-        transport=transport,
-        follow_redirects=False,
-    )
 
 
 def parse_retry_after(headers: httpx.Headers) -> float | None:
@@ -168,8 +158,11 @@ def error_from_stream(payload: dict[str, Any], provider: str) -> ProviderError:
 class HttpProvider:
     """Shared plumbing of the HTTP providers: base URL, credentials, the one POST of an attempt.
 
-    ``client`` is the test seam (aim it at a loopback server, or give it a transport); a
-    provider made without one owns a client and closes it in :meth:`aclose`.
+    ``client`` is the test seam (aim it at a loopback server, or give it a transport), used as
+    given on whatever loop the caller runs. A provider made without one takes the running
+    loop's client for its endpoint from the process-wide :data:`~orkas_nb.providers.pool.POOL`
+    at its first request, so making a provider costs no client, and providers of one endpoint
+    share connections. Credentials and ``headers`` go on each request, never on the client.
     """
 
     id: str = "http"
@@ -187,8 +180,10 @@ class HttpProvider:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token_source = token_source
-        self.client = client if client is not None else make_client(timeout=timeout)
-        self._owns_client = client is None
+        self._client = client
+        self._pool_key = client_key(self.base_url, timeout) if client is None else None
+        # (loop, pool epoch, client) of the last request: the pool is asked again on another loop
+        self._bound: tuple[weakref.ref[asyncio.AbstractEventLoop], int, httpx.AsyncClient] | None = None
         self.extra_headers = dict(headers or {})
         self.default_model = default_model
         self._urls: dict[str, httpx.URL] = {}
@@ -215,23 +210,38 @@ class HttpProvider:
             url = self._urls[text] = httpx.URL(text)
         return url
 
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """The client for this request: the given one, or the running loop's pooled one."""
+        if self._client is not None:
+            return self._client
+        loop = asyncio.get_running_loop()
+        bound = self._bound
+        if bound is not None and bound[0]() is loop and bound[1] == POOL.epoch and not bound[2].is_closed:
+            return bound[2]
+        client = POOL.client(self._pool_key)  # type: ignore[arg-type]
+        self._bound = (weakref.ref(loop), POOL.epoch, client)
+        return client
+
     async def aclose(self) -> None:
-        if self._owns_client:
-            await self.client.aclose()
+        """Release this provider. A pooled client stays open for the other providers of its
+        endpoint (the pool closes it with its loop); a client passed in is the caller's."""
+        self._bound = None
 
     async def _send(self, method: str, path: str, body: bytes | None, *, stream: bool) -> httpx.Response:
         """One request; a rejected refreshable token is refreshed once and the request re-sent."""
         refreshed = False
         token = await self._token()
+        client = self.client
         while True:
             headers = {**self.extra_headers, **self._auth(token)}
             if body is not None:
                 headers["content-type"] = "application/json"
             if stream:
                 headers["accept"] = "text/event-stream"
-            request = self.client.build_request(method, self._parsed_url(path), content=body, headers=headers)
+            request = client.build_request(method, self._parsed_url(path), content=body, headers=headers)
             try:
-                response = await self.client.send(request, stream=True)
+                response = await client.send(request, stream=True)
             except httpx.HTTPError as exc:
                 raise error_from_exception(exc, self.id) from exc
             if (

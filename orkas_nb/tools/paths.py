@@ -13,6 +13,7 @@ file swapped for a symlink after the check is refused too.
 
 from __future__ import annotations
 
+import functools
 import os
 import unicodedata
 from collections.abc import Iterable
@@ -79,9 +80,17 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _folded_inside(path: Path, root: Path) -> bool:
-    p, r = fold(str(path)), fold(str(root))
-    return p == r or p.startswith(r.rstrip("/") + "/")
+def _prefix(folder: Path | str) -> str:
+    """A folder's folded name with one trailing slash: what a path inside it starts with."""
+    return fold(str(folder)).rstrip("/") + "/"
+
+
+def _inside_prefix(folded_path: str, prefix: str) -> bool:
+    return folded_path.startswith(prefix) or folded_path + "/" == prefix
+
+
+# Folded once: an Agent checks its roots against these at construction, each tool call too.
+_SYSTEM_PREFIXES = tuple((s, _prefix(s)) for s in SYSTEM_DIRS)
 
 
 @dataclass(frozen=True)
@@ -112,7 +121,8 @@ class PathPolicy:
     ) -> None:
         self.home = (home or Path(os.path.expanduser("~"))).resolve()
         self.workspace = Path(workspace).expanduser().resolve()
-        self.credential_dirs = tuple(self.home / d for d in CREDENTIAL_DIRS) + _runtime_dirs()
+        self.credential_dirs, self._credential_prefixes = _credential_stores(
+            self.home, os.environ.get("JUPYTER_RUNTIME_DIR"), os.environ.get("XDG_RUNTIME_DIR"))
         self._check_root(self.workspace, "the workspace")
         roots = [self.workspace]
         for a in allowed:
@@ -147,17 +157,24 @@ class PathPolicy:
 
     def _forbidden(self, path: Path) -> str | None:
         """Why a resolved path can never be touched, or None."""
-        for d in self.credential_dirs:
-            if _folded_inside(path, d):
-                return f"it is in a credential store ({d}), which tools never touch"
+        folded = fold(str(path))
+        reason = self._in_credential_store(folded)
+        if reason:
+            return reason
         for part in path.parts:
             if fold(part) in CREDENTIAL_NAMES:
                 if fold(part) == STATE_DIR:
                     return "it is in an agent state folder (.orkas), which tools never touch"
                 return f"it is in a credential folder ({part}), which tools never touch"
-        for s in SYSTEM_DIRS:
-            if _folded_inside(path, Path(s)):
+        for s, prefix in _SYSTEM_PREFIXES:
+            if _inside_prefix(folded, prefix):
                 return f"it is in a system folder ({s}), which tools never touch"
+        return None
+
+    def _in_credential_store(self, folded: str) -> str | None:
+        for d, prefix in self._credential_prefixes:
+            if _inside_prefix(folded, prefix):
+                return f"it is in a credential store ({d}), which tools never touch"
         return None
 
     # -- the check ----------------------------------------------------------------------------
@@ -204,10 +221,7 @@ class PathPolicy:
                         workspace_root=self.workspace)
 
     def _forbidden_anywhere(self, path: Path) -> str | None:
-        for d in self.credential_dirs:
-            if _folded_inside(path, d):
-                return f"it is in a credential store ({d}), which tools never touch"
-        return None
+        return self._in_credential_store(fold(str(path)))
 
     def _check_writable(self, raw: str, path: Path, root: Path) -> None:
         rel = path.relative_to(root)
@@ -223,6 +237,14 @@ class PathPolicy:
                     f"{raw!r} is git configuration or a git hook; tools do not write it because "
                     "git would run it outside the sandbox"
                 )
+
+
+@functools.lru_cache(maxsize=16)
+def _credential_stores(home: Path, *runtime_env: str | None) -> tuple[tuple[Path, ...], tuple[tuple[Path, str], ...]]:
+    """The credential folders for ``home`` (and the runtime variables, part of the cache key),
+    with their folded prefixes: the same for every agent, so built once."""
+    dirs = tuple(home / d for d in CREDENTIAL_DIRS) + _runtime_dirs()
+    return dirs, tuple((d, _prefix(d)) for d in dirs)
 
 
 def _runtime_dirs() -> tuple[Path, ...]:

@@ -10,18 +10,25 @@ arrive in 4 deltas, then a last step of 20 text deltas. Each client runs in its 
     openai_agents  the OpenAI Agents SDK, Runner.run_streamed over chat completions
 
 Measured per N: client CPU (user+sys, ``time.process_time``) for the whole run divided by the
-model requests it made (median over --repeat runs, and at least enough runs for
-MIN_REQUESTS requests, so N = 1 is not judged on six requests; after a warm-up run). The clients
-take turns over --rounds rounds (each a share of the runs), so the machine's speed drifting during
-the run falls on the floor and the frameworks alike; time to the first
-text delta of a one-request text answer (median of 10); peak RSS of the client process.
-The third-party frameworks are not project dependencies: install them in a separate
+model requests it made (median over --repeat runs, and at least enough runs for MIN_REQUESTS
+requests, so N = 1 is not judged on six requests; after a warm-up run). In these columns each
+run makes a new agent object over a reused provider / HTTP client, and its construction is not
+counted. The "new N=" columns (``--fresh``, default N = 0: a one-request answer) count a whole
+new agent per run, construction included, built the way a script with an agent per
+conversation writes it: orkas_nb and pydantic-ai from their model settings (base URL and key;
+orkas_nb's providers take pooled clients, pydantic-ai 2.68's provider makes its own), the
+Agents SDK over its one shared client (``set_default_openai_client`` style), the bare loop with
+a new ``httpx.AsyncClient`` per run (what an unshared client costs); their floor is the bare
+loop reusing its client at that N. The clients take turns over --rounds rounds (each a share of
+the runs), so the machine's speed drifting during the run falls on the floor and the frameworks
+alike. Also: time to the first text delta of a one-request text answer (median of 10); peak
+RSS of the client process. The third-party frameworks are not project dependencies: install them in a separate
 environment and pass its interpreter with ``--python`` (a framework that cannot be imported
 is reported as such). The machine is small and shared: figures are noisy; compare ratios
 measured in the same run.
 
-    python tests/benchmarks/bench_harness_overhead.py [--n 1,10,50,100] [--repeat 3] [--rounds 3]
-        [--python /path/to/venv/bin/python] [--only bare,orkas]
+    python tests/benchmarks/bench_harness_overhead.py [--n 1,10,50,100] [--fresh 0] [--repeat 3]
+        [--rounds 3] [--python /path/to/venv/bin/python] [--only bare,orkas]
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +63,15 @@ def lookup(path: str) -> str:
 async def run_bare(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
     import httpx
 
+    if state.get("fresh"):
+        async with httpx.AsyncClient(timeout=60) as client:
+            return await _bare_loop(client, url, model)
     client = state.get("client") or httpx.AsyncClient(timeout=60)
     state["client"] = client
+    return await _bare_loop(client, url, model)
+
+
+async def _bare_loop(client: Any, url: str, model: str) -> tuple[int, float | None]:
     tools = [{"type": "function", "function": {"name": "lookup", "description": "Describe a file.",
                                                "parameters": TOOL_SCHEMA}}]
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": PROMPT}]
@@ -126,9 +140,14 @@ async def run_orkas(url: str, model: str, state: dict[str, Any]) -> tuple[int, f
     from orkas_nb.harness.tools import tool
 
     workspace = _orkas_setup(url, state)
-    agent = Agent(state["provider"], model_name=model, workspace=workspace, session=f"bench-{state['runs']}",
-                  tools=[tool(lookup)], system_prompt=SYSTEM)
-    state["t0"] = time.process_time()
+    session = f"bench-{state['runs']}"
+    if state.get("fresh"):  # everything from the model string, as a script that makes agents does
+        agent = Agent(f"openai/{model}", base_url=f"{url}/v1", api_key="sk-bench", workspace=workspace,
+                      session=session, tools=[tool(lookup)], system_prompt=SYSTEM)
+    else:
+        agent = Agent(state["provider"], model_name=model, workspace=workspace, session=session,
+                      tools=[tool(lookup)], system_prompt=SYSTEM)
+        state["t0"] = time.process_time()
     result, first = await _drain(agent.run(PROMPT))
     agent.close()
     if result is None or result.stop_reason != "end_turn":
@@ -141,11 +160,15 @@ async def run_pydantic_ai(url: str, model: str, state: dict[str, Any]) -> tuple[
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    provider = state.get("provider") or OpenAIProvider(base_url=f"{url}/v1", api_key="sk-bench")
-    state["provider"] = provider
+    fresh = state.get("fresh")
+    provider = None if fresh else state.get("provider")
+    provider = provider or OpenAIProvider(base_url=f"{url}/v1", api_key="sk-bench")
+    if not fresh:
+        state["provider"] = provider
     agent = Agent(OpenAIChatModel(model, provider=provider), tools=[lookup], system_prompt=SYSTEM)
     start, first, requests = time.perf_counter(), None, 0
-    state["t0"] = time.process_time()
+    if not fresh:
+        state["t0"] = time.process_time()
     from pydantic_ai.usage import UsageLimits
 
     async with agent.run_stream_events(PROMPT, usage_limits=UsageLimits(request_limit=None)) as events:
@@ -178,7 +201,8 @@ async def run_openai_agents(url: str, model: str, state: dict[str, Any]) -> tupl
     agent = Agent(name="bench", instructions=SYSTEM, tools=[function_tool(lookup)],
                   model=OpenAIChatCompletionsModel(model=model, openai_client=client))
     start, first = time.perf_counter(), None
-    state["t0"] = time.process_time()
+    if not state.get("fresh"):
+        state["t0"] = time.process_time()
     result = Runner.run_streamed(agent, PROMPT, max_turns=steps + 5)
     async for event in result.stream_events():
         if first is None and event.type == "raw_response_event" and \
@@ -252,6 +276,7 @@ BREAKDOWN = {
     "runner_default_tools": _runner_variant(disk=False, compaction=False, default_tools=True),
 }
 CLIENTS.update(BREAKDOWN)  # run them with --only bare,orkas_provider,runner_memory,...
+FRESH = {"bare", "orkas", "pydantic_ai", "openai_agents"}  # the clients with a "new agent" column
 
 
 def _version(name: str) -> str:
@@ -268,10 +293,9 @@ def _version(name: str) -> str:
 MIN_REQUESTS = 60
 
 
-async def worker(name: str, url: str, ns: list[int], repeat: int, min_requests: int) -> dict[str, Any]:
-    run = CLIENTS[name]
-    state: dict[str, Any] = {}
-    await run(url, "loop-1", state)  # warm-up: imports, connections, first-call caches
+async def _per_request(name: str, run: Any, url: str, ns: Sequence[int], repeat: int, min_requests: int,
+                       state: dict[str, Any]) -> dict[str, Any]:
+    """CPU per model request for each N: the median over the runs, and the samples."""
     per_n: dict[str, Any] = {}
     for n in ns:
         samples = []
@@ -285,12 +309,27 @@ async def worker(name: str, url: str, ns: list[int], repeat: int, min_requests: 
             samples.append(cpu / requests)
         per_n[str(n)] = {"cpu_ms_per_request": round(statistics.median(samples) * 1000, 3),
                          "samples_ms": [round(s * 1000, 3) for s in samples]}
+    return per_n
+
+
+async def worker(name: str, url: str, ns: list[int], repeat: int, min_requests: int,
+                 fresh_ns: Sequence[int] = ()) -> dict[str, Any]:
+    run = CLIENTS[name]
+    state: dict[str, Any] = {}
+    await run(url, "loop-1", state)  # warm-up: imports, connections, first-call caches
+    per_n = await _per_request(name, run, url, ns, repeat, min_requests, state)
+    fresh: dict[str, Any] = {}
+    if fresh_ns and name in FRESH:
+        state["fresh"] = True
+        await run(url, "loop-0", state)  # warm-up of the path that builds everything
+        fresh = await _per_request(name, run, url, fresh_ns, repeat, min_requests, state)
+        state["fresh"] = False
     ttft = []
     for _ in range(10):
         _, first = await run(url, "loop-0", state)
         if first is not None:
             ttft.append(first)
-    return {"framework": name, "version": _version(name), "per_n": per_n,
+    return {"framework": name, "version": _version(name), "per_n": per_n, "fresh": fresh,
             "ttft_ms": round(statistics.median(ttft) * 1000, 2) if ttft else None,
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
@@ -308,6 +347,8 @@ def _start_server() -> tuple[subprocess.Popen, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", default="1,10,50,100")
+    parser.add_argument("--fresh", default="0",
+                        help="N values for the 'new agent per run' columns (empty: none)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=3,
                         help="clients take turns this many times, so a drift of the machine's speed "
@@ -321,8 +362,11 @@ def main() -> None:
     parser.add_argument("--min-requests", type=int, default=MIN_REQUESTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     ns = [int(x) for x in args.n.split(",")]
+    fresh_ns = [int(x) for x in args.fresh.split(",") if x.strip()]
+    judged, ns = ns, sorted(set(ns) | set(fresh_ns))  # each "new agent" column beside its reused one
     if args.worker:
-        print(json.dumps(asyncio.run(worker(args.worker, args.url, ns, args.repeat, args.min_requests))))
+        print(json.dumps(asyncio.run(worker(args.worker, args.url, ns, args.repeat, args.min_requests,
+                                            fresh_ns))))
         return
     rounds = max(1, args.rounds)
     per_round = {"--repeat": str(-(-args.repeat // rounds)), "--min-requests": str(-(-MIN_REQUESTS // rounds))}
@@ -337,6 +381,7 @@ def main() -> None:
                 python = args.python if name in ("pydantic_ai", "openai_agents") else sys.executable
                 env = {**os.environ, "PYTHONPATH": str(REPO)}
                 done = subprocess.run([python, __file__, "--worker", name, "--url", url, "--n", args.n,
+                                       "--fresh", args.fresh,
                                        *(x for kv in per_round.items() for x in kv)],
                                       capture_output=True, text=True, env=env, check=False)
                 if done.returncode != 0:
@@ -347,7 +392,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
-    _report({name: _merge(p) for name, p in parts.items()}, ns)
+    _report({name: _merge(p) for name, p in parts.items()}, ns, fresh_ns, judged)
 
 
 def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -355,33 +400,48 @@ def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     errors = [p for p in parts if "error" in p]
     if errors:
         return errors[0]
-    per_n: dict[str, Any] = {}
-    for n in parts[0]["per_n"]:
-        samples = [s for p in parts for s in p["per_n"][n]["samples_ms"]]
-        per_n[n] = {"cpu_ms_per_request": round(statistics.median(samples), 3), "samples_ms": samples}
+    def merged(field: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for n in parts[0].get(field) or {}:
+            samples = [s for p in parts for s in p[field][n]["samples_ms"]]
+            out[n] = {"cpu_ms_per_request": round(statistics.median(samples), 3), "samples_ms": samples}
+        return out
+
+    per_n, fresh = merged("per_n"), merged("fresh")
     ttfts = [p["ttft_ms"] for p in parts if p["ttft_ms"] is not None]
-    return {**parts[0], "per_n": per_n, "ttft_ms": round(statistics.median(ttfts), 2) if ttfts else None,
+    return {**parts[0], "per_n": per_n, "fresh": fresh, "ttft_ms": round(statistics.median(ttfts), 2) if ttfts else None,
             "peak_rss_mb": max(p["peak_rss_mb"] for p in parts)}
 
 
-def _report(results: dict[str, dict[str, Any]], ns: list[int]) -> None:
-    floor = results.get("bare", {}).get("per_n", {})
+def _report(results: dict[str, dict[str, Any]], ns: list[int], fresh_ns: Sequence[int] = (),
+            judged: Sequence[int] | None = None) -> None:
+    bare = results.get("bare", {})
+    floor = {**(bare.get("per_n") or {})}
     print(f"client CPU ms per model request (ratio to the bare floor), loopback, cores={os.cpu_count()}")
-    print(f"{'framework':<22}" + "".join(f"{'N=' + str(n):>18}" for n in ns) + f"{'TTFT ms':>10}{'RSS MB':>9}")
+    print("N=: agent object new per run, provider/client reused, construction not counted; "
+          "new N=: a whole new agent per run, construction counted (bare: a new httpx client); "
+          "the floor of a new N= column is the bare loop reusing its client at that N")
+    heads = [f"N={n}" for n in ns] + [f"new N={n}" for n in fresh_ns]
+    print(f"{'framework':<22}" + "".join(f"{h:>18}" for h in heads) + f"{'TTFT ms':>10}{'RSS MB':>9}")
     for name, r in results.items():
         if "error" in r:
             print(f"{name:<22}not measured: {r['error']}")
             continue
         cells = []
-        for n in ns:
-            v = r["per_n"][str(n)]["cpu_ms_per_request"]
-            base = floor.get(str(n), {}).get("cpu_ms_per_request")
-            cells.append(f"{v:8.2f} ({v / base:4.1f}x)" if base else f"{v:8.2f}")
+        for field, values in (("per_n", ns), ("fresh", fresh_ns)):
+            for n in values:
+                v = (r.get(field) or {}).get(str(n), {}).get("cpu_ms_per_request")
+                if v is None:
+                    cells.append("-")
+                    continue
+                base = floor.get(str(n), {}).get("cpu_ms_per_request")
+                cells.append(f"{v:8.2f} ({v / base:4.1f}x)" if base else f"{v:8.2f}")
         print(f"{name + ' ' + r['version']:<22}" + "".join(f"{c:>18}" for c in cells)
               + f"{r['ttft_ms'] or float('nan'):>10.1f}{r['peak_rss_mb']:>9.1f}")
     orkas = results.get("orkas", {}).get("per_n")
     if orkas and floor:
-        worst = max(orkas[str(n)]["cpu_ms_per_request"] / floor[str(n)]["cpu_ms_per_request"] for n in ns)
+        worst = max(orkas[str(n)]["cpu_ms_per_request"] / floor[str(n)]["cpu_ms_per_request"]
+                    for n in (judged or ns))
         print(f"orkas worst ratio to floor: {worst:.2f}x (target <= 2x)")
         if "10" in orkas and "100" in orkas:
             flat = orkas["100"]["cpu_ms_per_request"] / orkas["10"]["cpu_ms_per_request"]
