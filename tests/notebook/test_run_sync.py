@@ -102,9 +102,6 @@ READ_ENV = ('r = s.run_sync("read the env file")\n'
             'print("TOOL", last_tool(s).status, last_tool(s).text)')
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "one httpx client serves both loops (the kernel's, run_sync's worker): needs the provider's "
-    "client chosen per running loop (branch transports); drop this mark once it is merged"))
 def test_run_sync_and_await_arun_mix_over_http_in_one_kernel(nb: Kernel) -> None:
     with ModelServer() as server:
         server.push(*(Reply(text=f"answer {i}") for i in range(4)))
