@@ -20,18 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import ConfigError, ToolError
-
-STATE_DIR = ".orkas"
-
-# Relative to the home folder. Keychains and token stores of the common tools.
-CREDENTIAL_DIRS = (
-    ".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".password-store",
-    ".local/share/keyrings", "Library/Keychains", ".config/gh", ".terraform.d", ".vault-token",
-    ".local/share/jupyter/runtime", "Library/Jupyter/runtime", ".netrc", ".git-credentials",
-    ".pypirc", ".npmrc", ".cargo/credentials", ".cargo/credentials.toml", ".config/hub",
-)
-# Folder names refused wherever they appear (a copy of ~/.ssh inside an allowed folder).
-CREDENTIAL_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".password-store", ".kube", STATE_DIR})
+from .credentials import CREDENTIAL_NAMES, STATE_DIR, credential_paths
 
 SYSTEM_DIRS = (
     "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/proc",
@@ -112,7 +101,7 @@ class PathPolicy:
     ) -> None:
         self.home = (home or Path(os.path.expanduser("~"))).resolve()
         self.workspace = Path(workspace).expanduser().resolve()
-        self.credential_dirs = tuple(self.home / d for d in CREDENTIAL_DIRS) + _runtime_dirs()
+        self.credential_dirs = credential_paths(self.home)
         self._check_root(self.workspace, "the workspace")
         roots = [self.workspace]
         for a in allowed:
@@ -137,19 +126,36 @@ class PathPolicy:
         if reason:
             raise ConfigError(f"{what} {str(root)!r} cannot be used: {reason}")
 
-    def check_readonly_extras(self, extras: Iterable[str | Path]) -> None:
-        """Extra read-only folders for the sandbox: never a credential or state folder."""
+    def check_readonly_extras(self, extras: Iterable[str | Path]) -> tuple[Path, ...]:
+        """Extra read-only folders for the sandbox, resolved: never a credential or state folder,
+        never the home folder or a folder holding it (the sandbox masks credential folders
+        inside the ones it accepts)."""
+        out: list[Path] = []
         for e in extras:
             p = Path(e).expanduser().resolve()
+            if p == self.home or p in self.home.parents:
+                raise ConfigError(
+                    f"{str(p)!r} cannot be made visible to commands: it is (or holds) the whole "
+                    "home folder; allow the folders in it that commands need"
+                )
             reason = self._forbidden(p)
             if reason and "system folder" not in reason:  # system folders are read-only anyway
                 raise ConfigError(f"{str(p)!r} cannot be made visible to commands: {reason}")
+            out.append(p)
+        return tuple(out)
+
+    def credential_of(self, path: Path) -> Path | None:
+        """The credential location a resolved path is in, or None."""
+        for d in self.credential_dirs:
+            if _folded_inside(path, d):
+                return d
+        return None
 
     def _forbidden(self, path: Path) -> str | None:
         """Why a resolved path can never be touched, or None."""
-        for d in self.credential_dirs:
-            if _folded_inside(path, d):
-                return f"it is in a credential store ({d}), which tools never touch"
+        d = self.credential_of(path)
+        if d is not None:
+            return f"it is in a credential store ({d}), which tools never touch"
         for part in path.parts:
             if fold(part) in CREDENTIAL_NAMES:
                 if fold(part) == STATE_DIR:
@@ -204,9 +210,9 @@ class PathPolicy:
                         workspace_root=self.workspace)
 
     def _forbidden_anywhere(self, path: Path) -> str | None:
-        for d in self.credential_dirs:
-            if _folded_inside(path, d):
-                return f"it is in a credential store ({d}), which tools never touch"
+        d = self.credential_of(path)
+        if d is not None:
+            return f"it is in a credential store ({d}), which tools never touch"
         return None
 
     def _check_writable(self, raw: str, path: Path, root: Path) -> None:
@@ -224,15 +230,3 @@ class PathPolicy:
                     "git would run it outside the sandbox"
                 )
 
-
-def _runtime_dirs() -> tuple[Path, ...]:
-    """Jupyter's runtime folders hold kernel connection files with their signing keys."""
-    found = []
-    for var in ("JUPYTER_RUNTIME_DIR",):
-        value = os.environ.get(var)
-        if value:
-            found.append(Path(value).expanduser().resolve())
-    xdg = os.environ.get("XDG_RUNTIME_DIR")
-    if xdg:
-        found.append(Path(xdg).resolve() / "jupyter")
-    return tuple(found)

@@ -105,13 +105,17 @@ def test_mask_scan_cache_sees_new_links_and_secrets(tmp_path: Path) -> None:
     old = time.time_ns() - 10_000_000_000  # older than the two-second rescan window
     os.utime(sub, ns=(old, old))
     os.utime(ws, ns=(old, old))
-    assert scan_masked(ws) == ([], [])
+    assert scan_masked(ws) == ([], [], [])
     os.link(outside, sub / "b.txt")
     os.utime(sub, ns=(old + 1, old + 1))  # a new name changes the folder's time: rescanned
-    assert scan_masked(ws) == ([], [sub / "b.txt"])
+    assert scan_masked(ws) == ([], [sub / "b.txt"], [])
     (sub / ".env").write_text("K=v")
     os.utime(sub, ns=(old + 2, old + 2))
-    assert scan_masked(ws) == ([sub / ".env"], [sub / "b.txt"])
+    assert scan_masked(ws) == ([sub / ".env"], [sub / "b.txt"], [])
+    (sub / ".SSH").mkdir()  # a credential folder by name, any case: masked, not descended
+    (sub / ".SSH" / "id_ed25519").write_text("k")
+    os.utime(sub, ns=(old + 3, old + 3))
+    assert scan_masked(ws) == ([sub / ".env"], [sub / "b.txt"], [sub / ".SSH"])
 
 
 @isolated_only

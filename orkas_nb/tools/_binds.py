@@ -1,0 +1,167 @@
+"""What the sandbox binds beyond the system and the workspace, and the credential masks laid
+over everything it binds.
+
+Toolchains: each ``PATH`` entry and Python prefix is bound as itself, plus what its programs
+provably need: a virtualenv's ``lib/`` and ``pyvenv.cfg`` and the interpreter its ``home`` names,
+a conda environment's prefix, the folder a symlinked program really lives in, and the tool homes
+the environment names (``PYENV_ROOT`` for pyenv's shims, ...). Never a parent of an entry (it may
+hold other projects), never a folder that is or holds the home folder or a workspace root,
+never a folder the sandbox hides on purpose (``/tmp``, ``/home``...), never one inside a
+credential location.
+
+Masks: every credential location (:mod:`.credentials`) that exists and would be visible through
+any bind is covered at its real path (symlinks resolved): an empty tmpfs over a folder,
+``/dev/null`` over a file. They come after every bind, so no later bind can bring one back; a
+location that does not exist cannot be masked (nor read).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from .credentials import HOME_CREDENTIALS, inside
+
+# Folders the sandbox replaces with empty ones: a bind of one (or of "/") would undo that.
+HIDDEN = tuple(Path(p) for p in ("/tmp", "/var", "/run", "/home", "/root", "/proc", "/dev", "/sys"))
+# Tool homes the environment names (the bash environment passes them on: see BASE_ENV).
+TOOL_HOME_ENV = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "CARGO_HOME", "RUSTUP_HOME",
+                 "NVM_DIR", "GOROOT", "JAVA_HOME")
+PROGRAM_SCAN_LIMIT = 2000
+
+
+class _Plan:
+    def __init__(self, system: tuple[str, ...], homes: Iterable[Path], roots: Iterable[Path],
+                 credentials: Iterable[Path]) -> None:
+        self.system = tuple(Path(s) for s in system)
+        self.holders = [*homes, *roots]  # a bind that holds one of these exposes user data
+        self.credentials = tuple(credentials)
+        self.wanted: list[Path] = []
+
+    def _refused(self, p: Path) -> bool:
+        if any(inside(p, s) for s in self.system):
+            return True  # bound read-only already
+        if any(inside(h, p) for h in HIDDEN) or any(inside(h, p) for h in self.holders):
+            return True  # "/", a hidden folder, or one holding the home folder or a workspace
+        return any(inside(p, c) for c in self.credentials)
+
+    def add(self, raw: str | Path) -> Path | None:
+        try:
+            p = Path(raw).resolve()
+        except (OSError, RuntimeError):
+            return None
+        if not p.exists() or self._refused(p):
+            return None
+        if p not in self.wanted:
+            self.wanted.append(p)
+        return p
+
+    def add_prefix(self, raw: str | Path) -> None:
+        """An installation prefix: as itself, or only its program folders when it holds user data."""
+        if self.add(raw) is None and os.path.isdir(raw):
+            for sub in ("bin", "lib", "lib64", "include"):
+                self.add(Path(raw) / sub)
+
+    def add_entry(self, raw: str, follow_links: bool = True) -> None:
+        """A PATH entry: itself, its venv or conda environment, where its linked programs live."""
+        p = self.add(raw)
+        if p is None:
+            return
+        cfg = p.parent / "pyvenv.cfg"
+        if cfg.is_file():
+            for part in (cfg, p.parent / "lib", p.parent / "lib64"):
+                self.add(part)
+            base = _venv_home(cfg)
+            if base is not None:
+                self.add(base)
+                if base.name == "bin":
+                    self.add_prefix(base.parent)
+        if (p.parent / "conda-meta").is_dir():
+            self.add_prefix(p.parent)
+        if follow_links:
+            for target in _linked_program_dirs(p):
+                self.add_entry(str(target), follow_links=False)
+
+
+def toolchain_dirs(env: Mapping[str, str], home: Path, roots: Iterable[Path],
+                   credentials: Iterable[Path], system: tuple[str, ...]) -> list[Path]:
+    """Read-only folders (and files) commands need beyond the system; see the module docs."""
+    homes = {home, Path(os.path.expanduser("~")).resolve()}
+    plan = _Plan(system, homes, roots, credentials)
+    for entry in env.get("PATH", "").split(os.pathsep):
+        if entry and os.path.isabs(entry):  # a relative entry is the workspace: bound already
+            plan.add_entry(entry)
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        plan.add_prefix(prefix)
+    for var in TOOL_HOME_ENV:
+        value = env.get(var)
+        if value and os.path.isabs(value):
+            plan.add_prefix(value)
+    return plan.wanted
+
+
+def _venv_home(cfg: Path) -> Path | None:
+    try:
+        for line in cfg.read_text(errors="replace").splitlines()[:50]:
+            key, _, value = line.partition("=")
+            if key.strip() == "home" and os.path.isabs(value.strip()):
+                return Path(value.strip())
+    except OSError:
+        pass
+    return None
+
+
+def _linked_program_dirs(folder: Path) -> list[Path]:
+    """Folders that symlinked programs in ``folder`` really live in (pipx, ~/.local/bin)."""
+    out: list[Path] = []
+    try:
+        with os.scandir(folder) as it:
+            for n, entry in enumerate(it):
+                if n >= PROGRAM_SCAN_LIMIT:
+                    break
+                if entry.is_symlink():
+                    try:
+                        target = Path(entry.path).resolve().parent
+                    except (OSError, RuntimeError):
+                        continue
+                    if target != folder and target not in out:
+                        out.append(target)
+    except OSError:
+        pass
+    return out
+
+
+def credential_masks(sources: Iterable[Path], credentials: Iterable[Path],
+                     copies_in: Iterable[Path], named: Iterable[Path]) -> list[str]:
+    """bwrap arguments masking every credential that ``sources`` (the bound folders) expose.
+
+    ``credentials`` are the user's credential locations; ``copies_in`` are bound folders in which
+    a home-like layout (``.ssh``, ``.config/gh``...) is looked for too; ``named`` are folders
+    found by name (a ``.ssh`` anywhere in the workspace).
+    """
+    bound = [Path(s) for s in sources]
+    found = list(credentials) + [Path(c) / rel for c in copies_in for rel in HOME_CREDENTIALS]
+    found += list(named)
+    real: list[Path] = []
+    for p in found:
+        try:
+            if not os.path.lexists(p):
+                continue
+            r = Path(p).resolve()
+        except (OSError, RuntimeError):
+            continue
+        if r.exists() and any(inside(r, b) for b in bound) and r not in real:
+            real.append(r)
+    argv: list[str] = []
+    masked_dirs: list[Path] = []
+    for r in sorted(real, key=lambda q: len(q.parts)):
+        if any(inside(r, d) for d in masked_dirs):
+            continue  # already under an empty folder
+        if r.is_dir():
+            argv += ["--tmpfs", str(r)]
+            masked_dirs.append(r)
+        else:
+            argv += ["--ro-bind", "/dev/null", str(r)]
+    return argv
