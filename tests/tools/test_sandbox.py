@@ -174,3 +174,124 @@ async def test_filtered_network_reaches_out_but_not_loopback(world, make_caller)
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_toolchain_folders_are_bound_as_themselves(tmp_path: Path) -> None:
+    """Each PATH entry is bound as itself plus what its programs provably need; never a parent
+    (other projects, a team's data, the workspace's neighbours), the home, /tmp or a credential
+    folder, whatever PATH says."""
+    from orkas_nb.tools._binds import toolchain_dirs
+    from orkas_nb.tools.credentials import credential_paths
+    from orkas_nb.tools.sandbox import SYSTEM_RO
+
+    home = tmp_path / "home"
+    ws = home / "work" / "ws"
+    venv = home / "work" / ".venv"
+    pipx = home / ".local" / "pipx" / "venvs" / "black"
+    team = tmp_path / "data" / "team" / "tools" / "bin"
+    beside = home / "work" / "tools" / "bin"
+    for d in (ws, venv / "bin", venv / "lib", pipx / "bin", pipx / "lib", home / ".local" / "bin",
+              team, beside, home / ".ssh" / "bin", home / ".cargo" / "bin"):
+        d.mkdir(parents=True)
+    for cfg in (venv / "pyvenv.cfg", pipx / "pyvenv.cfg"):
+        cfg.write_text("home = /usr/bin\ninclude-system-site-packages = false\n")
+    (pipx / "bin" / "black").write_text("#!/bin/sh\n")
+    (home / ".local" / "bin" / "black").symlink_to(pipx / "bin" / "black")
+    (home / ".cargo" / "credentials.toml").write_text("token")
+    path = [venv / "bin", team, beside, home / ".local" / "bin", home / ".ssh" / "bin",
+            home / ".cargo" / "bin", home, tmp_path, home / "work", Path("/"), Path("/tmp")]
+    env = {"PATH": ":".join(map(str, path)) + ":relative/bin", "VIRTUAL_ENV": str(home / "work")}
+    got = {p for p in toolchain_dirs(env, home, [ws], credential_paths(home, {}), SYSTEM_RO)
+           if tmp_path in p.parents or p == tmp_path}
+    assert got == {venv / "bin", venv / "lib", venv / "pyvenv.cfg", team, beside,
+                   home / ".local" / "bin", pipx / "bin", pipx / "lib", pipx / "pyvenv.cfg",
+                   home / ".cargo" / "bin"}
+
+
+def test_masks_come_after_every_bind(world) -> None:
+    """Every credential an extra, a toolchain folder or a symlink brings in is masked at its real
+    path, and no bind comes after a mask."""
+    from orkas_nb.tools.paths import PathPolicy
+    from orkas_nb.tools.sandbox import bwrap_argv
+
+    policy = PathPolicy(world.ws)
+    argv = bwrap_argv(policy, world.ws, build_env(os.environ, world.home), network=False,
+                      readonly_extra=world.extras)
+    ops = [(i, argv[i], argv[i + 1], argv[i + 2] if argv[i] != "--tmpfs" else None)
+           for i in range(len(argv) - 2) if argv[i] in ("--bind", "--ro-bind", "--ro-bind-try", "--tmpfs")]
+    masks = {i: dest for i, op, src, dest in ops if op == "--ro-bind" and src == "/dev/null"}
+    masks.update({i: src for i, op, src, _ in ops if op == "--tmpfs"})
+    for cred in (world.home / ".config" / "gh", world.home / "dotfiles" / "docker",
+                 world.root / "xdg" / "gh"):
+        at = [i for i, dest in masks.items() if dest == str(cred)]
+        assert at, f"{cred} is not masked"
+        binds = [i for i, op, src, _ in ops if op != "--tmpfs" and src != "/dev/null"]
+        assert min(at) > max(binds), f"{cred} is masked before a later bind"
+    bound = {src for _, op, src, _ in ops if op in ("--ro-bind-try", "--bind")}
+    for parent in (world.home / "projects", world.home / ".cargo", world.root, world.root / "team"):
+        assert str(parent) not in bound  # ~/.cargo/bin is bound, ~/.cargo (credentials) is not
+    assert str(world.home / "projects" / ".venv" / "bin") in bound
+
+
+@isolated_only
+async def test_home_as_workspace_keeps_credentials_masked(world, make_caller) -> None:
+    """The workspace may be the home folder: its credential folders stay masked, even after the
+    user approves reading them."""
+    from orkas_nb.tools import default_tools
+
+    from .conftest import Caller
+
+    tools = default_tools(world.home, approver=lambda r: Decision.ONCE,
+                          settings={"isolation": "bubblewrap"})
+    call = Caller(tools, world.home)
+    ok, text, _ = await call("bash", command=(
+        "cat .cargo/credentials.toml .config/gh/hosts.yml dotfiles/docker/config.json "
+        ".docker/config.json .ssh/id_rsa .aws/credentials 2>&1; cat .config/tool/settings.ini"))
+    assert not any(c in text for c in CANARIES.values()), text
+    assert "colour = blue" in text  # the rest of the home (the workspace here) is there
+
+
+@isolated_only
+async def test_proc_shows_only_the_sandbox(world, make_caller) -> None:
+    """A fresh /proc in its own PID namespace: no kernel process, no kernel environment."""
+    import subprocess
+
+    kernel = subprocess.Popen(["sleep", "60"], env={"OPENAI_API_KEY": CANARIES["kernel_env"]})
+    try:
+        call = make_caller("isolated", approver=lambda r: Decision.ONCE)
+        ok, text, _ = await call("bash", command=(
+            f"ls /proc/{kernel.pid} 2>&1; ls -d /proc/[0-9]* | wc -l; "
+            "cat /proc/self/environ /proc/1/environ | tr '\\0' '\\n'"))
+    finally:
+        kernel.kill()
+        kernel.wait()
+    assert "No such file" in text and CANARIES["kernel_env"] not in text, text
+    assert int(text.split("\n")[1]) < 10  # bwrap, bash and its children only
+    assert "API_KEY" not in text and f"HOME={world.home}" in text
+
+
+@isolated_only
+async def test_binds_ignore_the_env_the_model_passes(world, make_caller) -> None:
+    """PATH or a tool home set for one call does not decide what is bound."""
+    call = make_caller("isolated", approver=lambda r: Decision.ONCE)
+    for env in ({"PATH": f"{world.outside}:/usr/bin:/bin"}, {"VIRTUAL_ENV": str(world.outside)},
+                {"CONDA_PREFIX": str(world.root / "team")}, {"HOME": str(world.outside)}):
+        ok, text, _ = await call("bash", command=(
+            f"cat {world.outside}/canary.txt {world.root}/team/secret.txt"), env=env)
+        assert not ok and not any(c in text for c in CANARIES.values()), (env, text)
+
+
+@isolated_only
+async def test_a_tool_home_named_by_the_kernel_is_bound_without_its_credentials(
+        world, make_caller, monkeypatch) -> None:
+    """CARGO_HOME outside the home: bound for its programs, its credentials.toml masked."""
+    cargo = world.root / "cargo-home"
+    (cargo / "bin").mkdir(parents=True)
+    (cargo / "bin" / "hello").write_text("#!/bin/sh\necho hello-from-cargo\n")
+    (cargo / "bin" / "hello").chmod(0o755)
+    (cargo / "credentials.toml").write_text(CANARIES["cargo"])
+    monkeypatch.setenv("CARGO_HOME", str(cargo))
+    monkeypatch.setenv("PATH", f"{cargo / 'bin'}:{os.environ['PATH']}")
+    call = make_caller("isolated", approver=lambda r: Decision.ONCE)
+    ok, text, _ = await call("bash", command=f"hello; ls {cargo}; cat {cargo}/credentials.toml")
+    assert "hello-from-cargo" in text and CANARIES["cargo"] not in text, text
