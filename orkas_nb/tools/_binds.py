@@ -3,8 +3,9 @@ over everything it binds.
 
 Toolchains: each ``PATH`` entry and Python prefix is bound as itself, plus what its programs
 provably need: a virtualenv's ``lib/`` and ``pyvenv.cfg`` and the interpreter its ``home`` names,
-a conda environment's prefix, the folder a symlinked program really lives in, and the tool homes
-the environment names (``PYENV_ROOT`` for pyenv's shims, ...). Never a parent of an entry (it may
+a conda environment's prefix, the file a symlinked program really is (its folder too when that is
+a virtualenv's ``bin``, as pipx makes them), and the tool homes the kernel's environment names
+(``PYENV_ROOT`` for pyenv's shims, ...). Never a parent of an entry (it may
 hold other projects), never a folder that is or holds the home folder or a workspace root,
 never a folder the sandbox hides on purpose (``/tmp``, ``/home``...), never one inside a
 credential location.
@@ -81,9 +82,14 @@ class _Plan:
         if (p.parent / "conda-meta").is_dir():
             self.add_prefix(p.parent)
         if follow_links:
-            for target in _linked_program_dirs(p):
-                self.add_entry(str(target), follow_links=False)
-
+            for target in _linked_programs(p):
+                # A linked program is bound as itself; its folder only when that is a virtualenv's
+                # or conda environment's bin (pipx), whose interpreter and lib/ it needs.
+                env_root = target.parent.parent
+                if (env_root / "pyvenv.cfg").is_file() or (env_root / "conda-meta").is_dir():
+                    self.add_entry(str(target.parent), follow_links=False)
+                else:
+                    self.add(target)
 
 def toolchain_dirs(env: Mapping[str, str], home: Path, roots: Iterable[Path],
                    credentials: Iterable[Path], system: tuple[str, ...]) -> list[Path]:
@@ -113,8 +119,8 @@ def _venv_home(cfg: Path) -> Path | None:
     return None
 
 
-def _linked_program_dirs(folder: Path) -> list[Path]:
-    """Folders that symlinked programs in ``folder`` really live in (pipx, ~/.local/bin)."""
+def _linked_programs(folder: Path) -> list[Path]:
+    """Where the symlinked programs in ``folder`` really are (pipx, ~/.local/bin)."""
     out: list[Path] = []
     try:
         with os.scandir(folder) as it:
@@ -123,15 +129,14 @@ def _linked_program_dirs(folder: Path) -> list[Path]:
                     break
                 if entry.is_symlink():
                     try:
-                        target = Path(entry.path).resolve().parent
+                        target = Path(entry.path).resolve()
                     except (OSError, RuntimeError):
                         continue
-                    if target != folder and target not in out:
+                    if target.parent != folder and target not in out:
                         out.append(target)
     except OSError:
         pass
     return out
-
 
 def credential_masks(sources: Iterable[Path], credentials: Iterable[Path],
                      copies_in: Iterable[Path], named: Iterable[Path]) -> list[str]:

@@ -1,10 +1,13 @@
 """OS isolation for bash (bubblewrap on Linux) and the environment each command gets.
 
-With bubblewrap a command sees: the system folders read-only, the interpreter and tool
-folders on ``PATH`` read-only, the workspace and allowed folders read-write, an empty private
-home and ``/tmp``, no network (unless allowed), its own process namespace, no capabilities. The
+With bubblewrap a command sees: the system folders read-only, each tool folder on the kernel's
+``PATH`` and the Python prefix read-only as themselves (never their parents: see ``_binds.py``),
+the workspace and allowed folders read-write, an empty private home and ``/tmp``, no network
+(unless allowed), its own process namespace with a fresh ``/proc``, no capabilities. The
 workspace's ``.orkas`` state, secret files (until consent), git hooks/config and shell start-up
-files are masked or made read-only inside it. Facts checked on Debian's bubblewrap 0.8 (SPEC §8).
+files are masked or made read-only inside it, and every credential location (``credentials.py``)
+that any bind exposes is masked last, at its real path. Facts checked on Debian's bubblewrap 0.8
+(SPEC §8).
 
 Without bubblewrap (not installed, not Linux, or user namespaces refused) the executor runs in
 *degraded mode*: :func:`isolation_status` says so and why, and the risk grader asks for approval
@@ -276,11 +279,15 @@ def bwrap_argv(
             p = root / g
             if p.exists():
                 argv += ["--ro-bind", str(p), str(p)]
-    for folder in [*policy.roots, *extras]:
+    for folder in policy.roots:
         found = scan_masked(folder)
         for p in found.linked + ([] if consented_secrets else found.secrets):
             argv += ["--ro-bind", "/dev/null", str(p)]
         named += found.credential_dirs
+    for folder in extras:
+        # Only credential folders by name: an extra is often an environment full of hard links
+        # and certificate bundles (conda) that its programs need.
+        named += scan_masked(folder).credential_dirs
     # Last, so that no bind above can bring a credential back, whichever folder held it.
     argv += credential_masks(sources, policy.credential_dirs, [*policy.roots, *extras], named)
     argv += ["--chdir", str(cwd)]

@@ -197,6 +197,12 @@ def test_toolchain_folders_are_bound_as_themselves(tmp_path: Path) -> None:
         cfg.write_text("home = /usr/bin\ninclude-system-site-packages = false\n")
     (pipx / "bin" / "black").write_text("#!/bin/sh\n")
     (home / ".local" / "bin" / "black").symlink_to(pipx / "bin" / "black")
+    notes = home / "work" / "notes"  # a program linked from a folder of user data
+    notes.mkdir()
+    (notes / "run.sh").write_text("#!/bin/sh\n")
+    (notes / "diary.txt").write_text("private")
+    (home / ".local" / "bin" / "run").symlink_to(notes / "run.sh")
+    (home / ".local" / "bin" / "key").symlink_to(home / ".cargo" / "credentials.toml")
     (home / ".cargo" / "credentials.toml").write_text("token")
     path = [venv / "bin", team, beside, home / ".local" / "bin", home / ".ssh" / "bin",
             home / ".cargo" / "bin", home, tmp_path, home / "work", Path("/"), Path("/tmp")]
@@ -205,7 +211,7 @@ def test_toolchain_folders_are_bound_as_themselves(tmp_path: Path) -> None:
            if tmp_path in p.parents or p == tmp_path}
     assert got == {venv / "bin", venv / "lib", venv / "pyvenv.cfg", team, beside,
                    home / ".local" / "bin", pipx / "bin", pipx / "lib", pipx / "pyvenv.cfg",
-                   home / ".cargo" / "bin"}
+                   home / ".cargo" / "bin", notes / "run.sh"}
 
 
 def test_masks_come_after_every_bind(world) -> None:
