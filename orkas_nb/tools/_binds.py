@@ -24,9 +24,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .credentials import HOME_CREDENTIALS, inside
-
-# Folders the sandbox replaces with empty ones: a bind of one (or of "/") would undo that.
-HIDDEN = tuple(Path(p) for p in ("/tmp", "/var", "/run", "/home", "/root", "/proc", "/dev", "/sys"))
+from .paths import HIDDEN_DIRS as HIDDEN
 # Tool homes the environment names (the bash environment passes them on: see BASE_ENV).
 TOOL_HOME_ENV = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "CARGO_HOME", "RUSTUP_HOME",
                  "NVM_DIR", "GOROOT", "JAVA_HOME")
@@ -60,10 +58,17 @@ class _Plan:
         return p
 
     def add_prefix(self, raw: str | Path) -> None:
-        """An installation prefix: as itself, or only its program folders when it holds user data."""
-        if self.add(raw) is None and os.path.isdir(raw):
+        """An installation prefix: as itself, or only its program folders when it holds user
+        data (a Python installed with ``--prefix=$HOME``)."""
+        if self.add(raw) is not None:
+            return
+        try:
+            p = Path(raw).resolve()
+        except (OSError, RuntimeError):
+            return
+        if p.is_dir() and any(inside(h, p) for h in self.holders) and p not in HIDDEN:
             for sub in ("bin", "lib", "lib64", "include"):
-                self.add(Path(raw) / sub)
+                self.add(p / sub)
 
     def add_entry(self, raw: str, follow_links: bool = True) -> None:
         """A PATH entry: itself, its venv or conda environment, where its linked programs live."""

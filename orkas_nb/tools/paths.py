@@ -43,6 +43,10 @@ PROTECTED_NAMES = frozenset({
     ".envrc",
 })
 PROTECTED_GIT = (".git/hooks", ".git/config")
+# Folders the sandbox replaces with empty or private ones: binding one (or a folder holding one)
+# would undo that, and /proc, /dev, /sys of the machine show its processes and devices.
+HIDDEN_DIRS = tuple(Path(p) for p in ("/tmp", "/var", "/run", "/home", "/root", "/proc", "/dev", "/sys"))
+MACHINE_DIRS = tuple(Path(p) for p in ("/proc", "/dev", "/sys"))
 
 
 class PathRefused(ToolError):
@@ -137,6 +141,11 @@ class PathPolicy:
                 raise ConfigError(
                     f"{str(p)!r} cannot be made visible to commands: it is (or holds) the whole "
                     "home folder; allow the folders in it that commands need"
+                )
+            if any(_inside(h, p) for h in HIDDEN_DIRS) or any(_inside(p, m) for m in MACHINE_DIRS):
+                raise ConfigError(
+                    f"{str(p)!r} cannot be made visible to commands: the sandbox gives them their "
+                    "own /tmp, /var, /run, /proc, /dev and /sys; allow a folder inside instead"
                 )
             reason = self._forbidden(p)
             if reason and "system folder" not in reason:  # system folders are read-only anyway

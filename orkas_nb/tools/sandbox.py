@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ._binds import credential_masks, toolchain_dirs
-from .credentials import CREDENTIAL_NAMES, inside
+from .credentials import CREDENTIAL_NAMES, credential_paths, inside
 from .paths import PROTECTED_GIT, PROTECTED_NAMES, STATE_DIR, PathPolicy, fold, is_secret_name
 
 SYSTEM_RO = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
@@ -258,7 +258,9 @@ def bwrap_argv(
     if Path("/root") != home:
         argv += ["--tmpfs", "/root"]
     extras = policy.check_readonly_extras(readonly_extra)
-    tools = toolchain_dirs(toolchain_env, home, policy.roots, policy.credential_dirs, SYSTEM_RO)
+    # The user's settings may move a tool home (env={"CARGO_HOME": ...}): its credentials too.
+    creds = tuple(dict.fromkeys(policy.credential_dirs + credential_paths(home, toolchain_env)))
+    tools = toolchain_dirs(toolchain_env, home, policy.roots, creds, SYSTEM_RO)
     for extra in [*tools, *extras]:
         if not any(inside(extra, Path(s)) for s in SYSTEM_RO):
             argv += ["--ro-bind-try", str(extra), str(extra)]
@@ -289,6 +291,6 @@ def bwrap_argv(
         # and certificate bundles (conda) that its programs need.
         named += scan_masked(folder).credential_dirs
     # Last, so that no bind above can bring a credential back, whichever folder held it.
-    argv += credential_masks(sources, policy.credential_dirs, [*policy.roots, *extras], named)
+    argv += credential_masks(sources, creds, [*policy.roots, *extras], named)
     argv += ["--chdir", str(cwd)]
     return argv

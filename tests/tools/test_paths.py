@@ -103,8 +103,9 @@ def test_the_whole_home_is_never_an_extra_but_folders_holding_credentials_are(wo
     path (~/.docker links into ~/dotfiles)."""
     policy = PathPolicy(world.ws)
     for bad in (world.home, world.home.parent, "~", world.home / ".cargo" / "credentials.toml",
-                world.home / "dotfiles" / "docker", world.root / "xdg" / "gh"):
-        with pytest.raises(ConfigError, match="home folder|credential"):
+                world.home / "dotfiles" / "docker", world.root / "xdg" / "gh", "/", "/tmp",
+                "/proc", "/proc/1", "/sys/kernel", "/dev/shm", "/run", "/var"):
+        with pytest.raises(ConfigError, match="home folder|credential|own /tmp"):
             policy.check_readonly_extras([bad])
     assert policy.check_readonly_extras(world.extras) == tuple(Path(e) for e in world.extras)
 

@@ -288,16 +288,23 @@ async def test_binds_ignore_the_env_the_model_passes(world, make_caller) -> None
 
 
 @isolated_only
-async def test_a_tool_home_named_by_the_kernel_is_bound_without_its_credentials(
-        world, make_caller, monkeypatch) -> None:
-    """CARGO_HOME outside the home: bound for its programs, its credentials.toml masked."""
+@pytest.mark.parametrize("where", ["kernel", "settings"])
+async def test_a_tool_home_is_bound_without_its_credentials(world, make_caller, monkeypatch,
+                                                            where: str) -> None:
+    """CARGO_HOME outside the home, set in the kernel's environment or in the tool settings:
+    bound for its programs, its credentials.toml masked."""
     cargo = world.root / "cargo-home"
     (cargo / "bin").mkdir(parents=True)
     (cargo / "bin" / "hello").write_text("#!/bin/sh\necho hello-from-cargo\n")
     (cargo / "bin" / "hello").chmod(0o755)
     (cargo / "credentials.toml").write_text(CANARIES["cargo"])
-    monkeypatch.setenv("CARGO_HOME", str(cargo))
-    monkeypatch.setenv("PATH", f"{cargo / 'bin'}:{os.environ['PATH']}")
-    call = make_caller("isolated", approver=lambda r: Decision.ONCE)
+    env = {"CARGO_HOME": str(cargo), "PATH": f"{cargo / 'bin'}:{os.environ['PATH']}"}
+    settings: dict = {}
+    if where == "kernel":
+        for k, v in env.items():
+            monkeypatch.setenv(k, v)
+    else:
+        settings["env"] = env
+    call = make_caller("isolated", approver=lambda r: Decision.ONCE, **settings)
     ok, text, _ = await call("bash", command=f"hello; ls {cargo}; cat {cargo}/credentials.toml")
     assert "hello-from-cargo" in text and CANARIES["cargo"] not in text, text
