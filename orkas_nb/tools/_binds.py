@@ -8,7 +8,8 @@ a virtualenv's ``bin``, as pipx makes them), and the tool homes the kernel's env
 (``PYENV_ROOT`` for pyenv's shims, ...). Never a parent of an entry (it may
 hold other projects), never a folder that is or holds the home folder or a workspace root,
 never a folder the sandbox hides on purpose (``/tmp``, ``/home``...), never one inside a
-credential location.
+credential location, and nothing read from inside a workspace root (the model writes there: a
+venv in the workspace is bound with it, its symlinks and ``pyvenv.cfg`` are not followed).
 
 Masks: every credential location (:mod:`.credentials`) that exists and would be visible through
 any bind is covered at its real path (symlinks resolved): an empty tmpfs over a folder,
@@ -35,7 +36,8 @@ class _Plan:
     def __init__(self, system: tuple[str, ...], homes: Iterable[Path], roots: Iterable[Path],
                  credentials: Iterable[Path]) -> None:
         self.system = tuple(Path(s) for s in system)
-        self.holders = [*homes, *roots]  # a bind that holds one of these exposes user data
+        self.roots = tuple(roots)
+        self.holders = [*homes, *self.roots]  # a bind that holds one of these exposes user data
         self.credentials = tuple(credentials)
         self.wanted: list[Path] = []
 
@@ -44,6 +46,10 @@ class _Plan:
             return True  # bound read-only already
         if any(inside(h, p) for h in HIDDEN) or any(inside(h, p) for h in self.holders):
             return True  # "/", a hidden folder, or one holding the home folder or a workspace
+        if any(inside(p, r) for r in self.roots):
+            # Bound with its root already, and written by the model: its links and pyvenv.cfg
+            # must not decide what else is bound.
+            return True
         return any(inside(p, c) for c in self.credentials)
 
     def add(self, raw: str | Path) -> Path | None:

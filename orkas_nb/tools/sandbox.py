@@ -273,13 +273,12 @@ def bwrap_argv(
     argv += ["--tmpfs", str(state)]
     named: list[Path] = []
     for root in policy.roots:
-        for name in PROTECTED_NAMES:
-            p = root / name
-            if p.is_file():
-                argv += ["--ro-bind", str(p), str(p)]
-        for g in PROTECTED_GIT:
-            p = root / g
-            if p.exists():
+        for rel in (*PROTECTED_NAMES, *PROTECTED_GIT):
+            # At its real path: a symlink planted in the workspace would make bwrap fail (and
+            # the file it points to is what the user's shell or git would run).
+            p = (root / rel).resolve()
+            if p.exists() and any(inside(p, r) for r in policy.roots) and (
+                    rel in PROTECTED_GIT or p.is_file()):
                 argv += ["--ro-bind", str(p), str(p)]
     for folder in policy.roots:
         found = scan_masked(folder)

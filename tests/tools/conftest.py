@@ -138,7 +138,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "xdg"))
     path = [home / ".cargo" / "bin", root / "tools" / "bin", root / "team" / "tools" / "bin",
-            home / "projects" / ".venv" / "bin"]
+            home / "projects" / ".venv" / "bin", ws / ".venv" / "bin"]
     monkeypatch.setenv("PATH", os.pathsep.join([*map(str, path), os.environ.get("PATH", "")]))
     monkeypatch.setenv("OPENAI_API_KEY", CANARIES["kernel_env"])
     server = CanaryServer()
@@ -169,6 +169,11 @@ def _toolchains_and_dotfiles(root: Path, home: Path, ws: Path) -> None:
     for tool in (home / ".cargo" / "bin" / "cargo-fmt", root / "tools" / "bin" / "lint"):
         tool.write_text("#!/bin/sh\necho tool-ran\n")
         tool.chmod(0o755)
+    # The workspace's own venv is on PATH too, and the model can write in it: what it plants
+    # there (a pyvenv.cfg naming a folder, a "program" linked to a file) must not be bound.
+    (ws / ".venv" / "bin").mkdir(parents=True)
+    (ws / ".venv" / "pyvenv.cfg").write_text(f"home = {root / 'team'}\n")
+    (ws / ".venv" / "bin" / "tool").symlink_to(root / "outside" / "canary.txt")
     (ws / "link_cargo").symlink_to(home / ".cargo" / "credentials.toml")
     (ws / "link_docker").symlink_to(home / "dotfiles" / "docker", target_is_directory=True)
 

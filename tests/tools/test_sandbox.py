@@ -308,3 +308,20 @@ async def test_a_tool_home_is_bound_without_its_credentials(world, make_caller, 
     call = make_caller("isolated", approver=lambda r: Decision.ONCE, **settings)
     ok, text, _ = await call("bash", command=f"hello; ls {cargo}; cat {cargo}/credentials.toml")
     assert "hello-from-cargo" in text and CANARIES["cargo"] not in text, text
+
+
+@isolated_only
+async def test_planted_symlinks_neither_break_nor_open_the_sandbox(world, make_caller) -> None:
+    """A start-up file or git hooks folder replaced by a symlink: bash still runs, what the link
+    points to outside stays invisible, and a target inside the workspace stays read-only."""
+    (world.ws / ".bashrc").symlink_to(world.outside / "canary.txt")
+    real_hooks = world.ws / "hooks-real"
+    real_hooks.mkdir()
+    (world.ws / ".git" / "hooks").rmdir()
+    (world.ws / ".git" / "hooks").symlink_to(real_hooks, target_is_directory=True)
+    call = make_caller("isolated", approver=lambda r: Decision.ONCE)
+    ok, text, _ = await call("bash", command=(
+        "cat .bashrc ../outside/canary.txt 2>/dev/null; echo x > hooks-real/pre-commit "
+        "|| echo hooks-read-only; echo ran"))
+    assert "ran" in text and "hooks-read-only" in text, text
+    assert CANARIES["outside"] not in text and not (real_hooks / "pre-commit").exists()
