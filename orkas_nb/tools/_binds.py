@@ -158,15 +158,20 @@ def credential_masks(sources: Iterable[Path], credentials: Iterable[Path],
     found by name (a ``.ssh`` anywhere in the workspace).
     """
     bound = [Path(s) for s in sources]
-    found = list(credentials) + [Path(c) / rel for c in copies_in for rel in HOME_CREDENTIALS]
-    found += list(named)
+    # (location, folder its real path must stay in): a copy found in a workspace is masked only
+    # inside it, so a symlink the model plants there (.ssh -> /usr) cannot mask the system away.
+    found: list[tuple[Path, Path | None]] = [(Path(c), None) for c in credentials]
+    found += [(Path(c) / rel, Path(c)) for c in copies_in for rel in HOME_CREDENTIALS]
+    found += [(Path(n), Path(n)) for n in named]
     real: list[Path] = []
-    for p in found:
+    for p, within in found:
         try:
             if not os.path.lexists(p):
                 continue
-            r = Path(p).resolve()
+            r = p.resolve()
         except (OSError, RuntimeError):
+            continue
+        if within is not None and not inside(r, within):
             continue
         if r.exists() and any(inside(r, b) for b in bound) and r not in real:
             real.append(r)

@@ -315,13 +315,16 @@ async def test_planted_symlinks_neither_break_nor_open_the_sandbox(world, make_c
     """A start-up file or git hooks folder replaced by a symlink: bash still runs, what the link
     points to outside stays invisible, and a target inside the workspace stays read-only."""
     (world.ws / ".bashrc").symlink_to(world.outside / "canary.txt")
+    (world.ws / ".ssh").symlink_to("/usr", target_is_directory=True)  # not a copy: not masked
+    (world.ws / ".kube").symlink_to(world.home / ".ssh", target_is_directory=True)
     real_hooks = world.ws / "hooks-real"
     real_hooks.mkdir()
     (world.ws / ".git" / "hooks").rmdir()
     (world.ws / ".git" / "hooks").symlink_to(real_hooks, target_is_directory=True)
     call = make_caller("isolated", approver=lambda r: Decision.ONCE)
     ok, text, _ = await call("bash", command=(
-        "cat .bashrc ../outside/canary.txt 2>/dev/null; echo x > hooks-real/pre-commit "
+        "cat .bashrc ../outside/canary.txt .kube/id_rsa 2>/dev/null; echo x > hooks-real/pre-commit "
         "|| echo hooks-read-only; echo ran"))
     assert "ran" in text and "hooks-read-only" in text, text
     assert CANARIES["outside"] not in text and not (real_hooks / "pre-commit").exists()
+    assert CANARIES["ssh"] not in text
