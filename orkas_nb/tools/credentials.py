@@ -31,7 +31,10 @@ HOME_CREDENTIALS = (
     ".config/chromium", ".config/BraveSoftware", ".config/microsoft-edge", ".thunderbird",
     "snap/firefox", "snap/chromium", "Library/Application Support/Google/Chrome",
     "Library/Application Support/Firefox", ".local/share/jupyter/runtime",
-    "Library/Jupyter/runtime", ".config/orkas_nb", ".orkas_nb",
+    "Library/Jupyter/runtime", ".jupyter/jupyter_server_config.json",
+    ".jupyter/jupyter_notebook_config.json", ".config/pip/pip.conf", ".pip/pip.conf", ".condarc",
+    ".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
+    ".config/orkas_nb", ".orkas_nb",
 )
 # Environment variables that move a credential store, with the store's path below their value
 # ("" for the value itself).

@@ -106,6 +106,7 @@ class PathPolicy:
         self.home = (home or Path(os.path.expanduser("~"))).resolve()
         self.workspace = Path(workspace).expanduser().resolve()
         self.credential_dirs = credential_paths(self.home)
+        self._folded_credentials = tuple((d, fold(str(d))) for d in self.credential_dirs)
         self._check_root(self.workspace, "the workspace")
         roots = [self.workspace]
         for a in allowed:
@@ -155,8 +156,9 @@ class PathPolicy:
 
     def credential_of(self, path: Path) -> Path | None:
         """The credential location a resolved path is in, or None."""
-        for d in self.credential_dirs:
-            if _folded_inside(path, d):
+        p = fold(str(path))
+        for d, folded in self._folded_credentials:
+            if p == folded or p.startswith(folded + "/"):
                 return d
         return None
 
