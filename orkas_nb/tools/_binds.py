@@ -39,6 +39,7 @@ class _Plan:
         self.roots = tuple(roots)
         self.holders = [*homes, *self.roots]  # a bind that holds one of these exposes user data
         self.credentials = tuple(credentials)
+        self.home = next(iter(homes))
         self.wanted: list[Path] = []
 
     def _refused(self, p: Path) -> bool:
@@ -76,11 +77,17 @@ class _Plan:
             for sub in ("bin", "lib", "lib64", "include"):
                 self.add(p / sub)
 
-    def add_entry(self, raw: str, follow_links: bool = True) -> None:
-        """A PATH entry: itself, its venv or conda environment, where its linked programs live."""
+    def add_entry(self, raw: str, follow_links: bool = True,
+                  env: Mapping[str, str] | None = None) -> None:
+        """A PATH entry: itself, its venv or conda environment, where its linked programs live,
+        and the home of the tool manager whose programs it holds."""
         p = self.add(raw)
         if p is None:
             return
+        if (p / "rustup").is_file():  # rustup's proxies (cargo, rustc) run its toolchains
+            self.add_prefix((env or {}).get("RUSTUP_HOME") or self.home / ".rustup")
+        if p.name == "shims" and (p.parent / "libexec" / "pyenv").is_file():
+            self.add_prefix(p.parent)  # pyenv's shims exec $PYENV_ROOT/libexec/pyenv
         cfg = p.parent / "pyvenv.cfg"
         if cfg.is_file():
             for part in (cfg, p.parent / "lib", p.parent / "lib64"):
@@ -95,21 +102,24 @@ class _Plan:
         if follow_links:
             for target in _linked_programs(p):
                 # A linked program is bound as itself; its folder only when that is a virtualenv's
-                # or conda environment's bin (pipx), whose interpreter and lib/ it needs.
+                # or conda environment's bin (pipx), whose interpreter and lib/ it needs; and the
+                # folder of its own installation it lives in (npm -> ../lib/node_modules/...).
                 env_root = target.parent.parent
                 if (env_root / "pyvenv.cfg").is_file() or (env_root / "conda-meta").is_dir():
                     self.add_entry(str(target.parent), follow_links=False)
+                elif p.name == "bin" and inside(target, p.parent):
+                    self.add(p.parent / target.relative_to(p.parent).parts[0])
                 else:
                     self.add(target)
 
 def toolchain_dirs(env: Mapping[str, str], home: Path, roots: Iterable[Path],
                    credentials: Iterable[Path], system: tuple[str, ...]) -> list[Path]:
     """Read-only folders (and files) commands need beyond the system; see the module docs."""
-    homes = {home, Path(os.path.expanduser("~")).resolve()}
+    homes = [home, Path(os.path.expanduser("~")).resolve()]
     plan = _Plan(system, homes, roots, credentials)
     for entry in env.get("PATH", "").split(os.pathsep):
         if entry and os.path.isabs(entry):  # a relative entry is the workspace: bound already
-            plan.add_entry(entry)
+            plan.add_entry(entry, env=env)
     for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
         plan.add_prefix(prefix)
     for var in TOOL_HOME_ENV:

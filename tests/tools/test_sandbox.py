@@ -204,14 +204,28 @@ def test_toolchain_folders_are_bound_as_themselves(tmp_path: Path) -> None:
     (home / ".local" / "bin" / "run").symlink_to(notes / "run.sh")
     (home / ".local" / "bin" / "key").symlink_to(home / ".cargo" / "credentials.toml")
     (home / ".cargo" / "credentials.toml").write_text("token")
+    node = home / ".nvm" / "versions" / "node" / "v20"  # npm links into its own lib/
+    (node / "lib" / "node_modules" / "npm" / "bin").mkdir(parents=True)
+    (node / "bin").mkdir()
+    (node / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js").write_text("")
+    (node / "bin" / "npm").symlink_to(node / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js")
+    (node / "share").mkdir()
+    (home / ".cargo" / "bin" / "rustup").write_text("")  # rustup's proxies need ~/.rustup
+    (home / ".rustup" / "toolchains").mkdir(parents=True)
+    pyenv = home / ".pyenv"  # pyenv's shims need its libexec/ (and versions/)
+    (pyenv / "libexec").mkdir(parents=True)
+    (pyenv / "libexec" / "pyenv").write_text("")
+    (pyenv / "shims").mkdir()
     path = [venv / "bin", team, beside, home / ".local" / "bin", home / ".ssh" / "bin",
-            home / ".cargo" / "bin", home, tmp_path, home / "work", Path("/"), Path("/tmp")]
+            home / ".cargo" / "bin", home, tmp_path, home / "work", Path("/"), Path("/tmp"),
+            node / "bin", pyenv / "shims"]
     env = {"PATH": ":".join(map(str, path)) + ":relative/bin", "VIRTUAL_ENV": str(home / "work")}
     got = {p for p in toolchain_dirs(env, home, [ws], credential_paths(home, {}), SYSTEM_RO)
            if tmp_path in p.parents or p == tmp_path}
     assert got == {venv / "bin", venv / "lib", venv / "pyvenv.cfg", team, beside,
                    home / ".local" / "bin", pipx / "bin", pipx / "lib", pipx / "pyvenv.cfg",
-                   home / ".cargo" / "bin", notes / "run.sh"}
+                   home / ".cargo" / "bin", notes / "run.sh", node / "bin", node / "lib",
+                   home / ".rustup", pyenv / "shims", pyenv}
 
 
 def test_masks_come_after_every_bind(world) -> None:
