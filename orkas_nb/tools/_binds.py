@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -112,9 +113,31 @@ class _Plan:
                 else:
                     self.add(target)
 
+_cache: dict[tuple, tuple[float, list[Path]]] = {}
+CACHE_S = 2.0
+
+
 def toolchain_dirs(env: Mapping[str, str], home: Path, roots: Iterable[Path],
                    credentials: Iterable[Path], system: tuple[str, ...]) -> list[Path]:
-    """Read-only folders (and files) commands need beyond the system; see the module docs."""
+    """Read-only folders (and files) commands need beyond the system; see the module docs.
+
+    Kept for two seconds (nothing the model can write decides them; the credential masks, which
+    can change with any file, are computed on every call)."""
+    roots, credentials = tuple(roots), tuple(credentials)
+    key = (env.get("PATH"), *(env.get(v) for v in TOOL_HOME_ENV), env.get("RUSTUP_HOME"), home,
+           roots, credentials, system)
+    hit = _cache.get(key)
+    if hit is not None and time.monotonic() - hit[0] < CACHE_S:
+        return list(hit[1])
+    found = _plan(env, home, roots, credentials, system)
+    if len(_cache) > 64:
+        _cache.clear()
+    _cache[key] = (time.monotonic(), found)
+    return list(found)
+
+
+def _plan(env: Mapping[str, str], home: Path, roots: tuple[Path, ...],
+          credentials: tuple[Path, ...], system: tuple[str, ...]) -> list[Path]:
     homes = [home, Path(os.path.expanduser("~")).resolve()]
     plan = _Plan(system, homes, roots, credentials)
     for entry in env.get("PATH", "").split(os.pathsep):
@@ -167,24 +190,21 @@ def credential_masks(sources: Iterable[Path], credentials: Iterable[Path],
     a home-like layout (``.ssh``, ``.config/gh``...) is looked for too; ``named`` are folders
     found by name (a ``.ssh`` anywhere in the workspace).
     """
-    bound = [Path(s) for s in sources]
+    bound = [str(s) for s in sources]
     # (location, folder its real path must stay in): a copy found in a workspace is masked only
     # inside it, so a symlink the model plants there (.ssh -> /usr) cannot mask the system away.
-    found: list[tuple[Path, Path | None]] = [(Path(c), None) for c in credentials]
-    found += [(Path(c) / rel, Path(c)) for c in copies_in for rel in HOME_CREDENTIALS]
-    found += [(Path(n), Path(n)) for n in named]
-    real: list[Path] = []
+    found: list[tuple[str, str | None]] = [(str(c), None) for c in credentials]
+    found += [(os.path.join(c, rel), c) for c in map(str, copies_in) for rel in HOME_CREDENTIALS]
+    found += [(str(n), str(n)) for n in named]
+    real: dict[Path, None] = {}
     for p, within in found:
-        try:
-            if not os.path.lexists(p):
-                continue
-            r = p.resolve()
-        except (OSError, RuntimeError):
+        if not os.path.lexists(p):
             continue
+        r = os.path.realpath(p)
         if within is not None and not inside(r, within):
             continue
-        if r.exists() and any(inside(r, b) for b in bound) and r not in real:
-            real.append(r)
+        if os.path.exists(r) and any(inside(r, b) for b in bound):
+            real[Path(r)] = None
     argv: list[str] = []
     masked_dirs: list[Path] = []
     for r in sorted(real, key=lambda q: len(q.parts)):

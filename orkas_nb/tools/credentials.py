@@ -51,14 +51,14 @@ ENV_CREDENTIALS: Mapping[str, tuple[str, ...]] = {
 CREDENTIAL_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".password-store", ".kube", STATE_DIR})
 
 
-def credential_paths(home: Path, env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
-    """Every credential location for this home and environment, as written and, when it is a
-    symlink (or under one), where it really is. Missing locations are listed as written (the
-    policy refuses them before they exist)."""
+def credential_paths(home: Path | None, env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Every credential location for this home (None: only those ``env`` names) and environment,
+    as written and, when it is a symlink (or under one), where it really is. Missing locations
+    are listed as written (the policy refuses them before they exist)."""
     env = os.environ if env is None else env
     found: list[Path] = []
     bases = {".config/": env.get("XDG_CONFIG_HOME"), ".local/share/": env.get("XDG_DATA_HOME")}
-    for rel in HOME_CREDENTIALS:
+    for rel in HOME_CREDENTIALS if home is not None else ():
         found.append(home / rel)
         for prefix, base in bases.items():
             if base and rel.startswith(prefix) and os.path.isabs(base):
@@ -69,11 +69,12 @@ def credential_paths(home: Path, env: Mapping[str, str] | None = None) -> tuple[
             if part and os.path.isabs(os.path.expanduser(part)):
                 found += [Path(os.path.expanduser(part)) / s if s else Path(os.path.expanduser(part))
                           for s in subs]
-    out: list[Path] = []
+    out: dict[Path, None] = {}
     for p in found:
-        for q in (p, _real(p)):
-            if q is not None and q not in out:
-                out.append(q)
+        out[p] = None
+        real = _real(p)
+        if real is not None:
+            out[real] = None
     return tuple(out)
 
 

@@ -259,10 +259,10 @@ def bwrap_argv(
         argv += ["--tmpfs", "/root"]
     extras = policy.check_readonly_extras(readonly_extra)
     # The user's settings may move a tool home (env={"CARGO_HOME": ...}): its credentials too.
-    creds = tuple(dict.fromkeys(policy.credential_dirs + credential_paths(home, toolchain_env)))
+    creds = tuple(dict.fromkeys(policy.credential_dirs + credential_paths(None, toolchain_env)))
     tools = toolchain_dirs(toolchain_env, home, policy.roots, creds, SYSTEM_RO)
     for extra in [*tools, *extras]:
-        if not any(inside(extra, Path(s)) for s in SYSTEM_RO):
+        if not any(inside(extra, s) for s in SYSTEM_RO):
             argv += ["--ro-bind-try", str(extra), str(extra)]
             sources.append(extra)
     for root in policy.roots:
