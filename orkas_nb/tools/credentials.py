@@ -92,10 +92,17 @@ def inside(path: Path, root: Path) -> bool:
     return p == r or p.startswith(r if r.endswith("/") else r + "/")
 
 
+# In a command's words a few names are common in projects too (a .docker/ folder of
+# Dockerfiles, a project's .condarc): there only the secret file inside counts. The home's own
+# are still caught exactly, by resolving the word (risk.py).
+_PROJECT_NAMES = {".docker": ".docker/config", ".condarc": None, ".yarnrc.yml": None}
+
+
 def _pattern() -> re.Pattern[str]:
-    names = "|".join(re.escape(r) for r in sorted(HOME_CREDENTIALS, key=len, reverse=True))
+    words = [_PROJECT_NAMES.get(r, r) for r in HOME_CREDENTIALS]
+    names = "|".join(re.escape(w) for w in sorted({w for w in words if w}, key=len, reverse=True))
     return re.compile(
-        rf"(^|[/~\s'\"=:])(?:{names}|{re.escape(STATE_DIR)}|\.docker/config)(?=\b|/|$)"
+        rf"(^|[/~\s'\"=:])(?:{names}|{re.escape(STATE_DIR)})(?=\b|/|$)"
         r"|id_(rsa|dsa|ecdsa|ed25519)\b|/etc/(g?shadow|sudoers)|jupyter/runtime"
         r"|kernel-[\w-]+\.json|/proc/[^/\s]+/(environ|mem|maps|root|cwd|fd)\b|\bHISTFILE\b",
         re.IGNORECASE,

@@ -133,3 +133,6 @@ def test_credential_paths_ask_isolated_and_are_blocked_degraded(ctx, command: st
 def test_tool_folders_are_not_credentials(ctx) -> None:
     assert "credential_path" not in grade("ls ~/.cargo/bin && cat ~/.config/tool/settings.ini",
                                           ctx(True)).categories
+    # A project's own .docker/ folder is not the home's (that one is found by resolving).
+    assert "credential_path" not in grade("cat .docker/Dockerfile", ctx(False)).categories
+    assert "credential_path" in grade("cat ~/.docker/daemon.json", ctx(True)).categories
