@@ -342,3 +342,16 @@ async def test_planted_symlinks_neither_break_nor_open_the_sandbox(world, make_c
     assert "ran" in text and "hooks-read-only" in text, text
     assert CANARIES["outside"] not in text and not (real_hooks / "pre-commit").exists()
     assert CANARIES["ssh"] not in text
+
+
+@isolated_only
+async def test_allowed_folder_holding_credentials_keeps_them_masked(world, make_caller) -> None:
+    """An allowed (writable) folder that holds a credential folder: the folder is there, the
+    credential is masked, and what a command writes in the mask never reaches the disk."""
+    call = make_caller("isolated", approver=lambda r: Decision.ONCE,
+                       allowed_paths=[str(world.home / ".config")])
+    ok, text, _ = await call("bash", command=(
+        "cat ~/.config/tool/settings.ini ~/.config/gh/hosts.yml 2>&1; "
+        "echo planted > ~/.config/gh/new.yml; ls ~/.config/gh"))
+    assert "colour = blue" in text and CANARIES["gh"] not in text, text
+    assert not (world.home / ".config" / "gh" / "new.yml").exists()
