@@ -140,7 +140,9 @@ class ShellExecutor:
         if not self.status.isolated:
             return [*self.limits, sys.executable, "-I", "-S", str(REAPER), "--", *inner]
         s = self.box.settings
-        argv = bwrap_argv(self.box.policy, cwd, env, network=s.network and not self.filtered_net,
+        # The binds come from the kernel's environment, never from env the model passed.
+        argv = bwrap_argv(self.box.policy, cwd, self._env(None),
+                          network=s.network and not self.filtered_net,
                           readonly_extra=s.extra_readonly_paths, consented_secrets=consent_secrets,
                           die_with_parent=True)
         if self.filtered_net:

@@ -13,7 +13,6 @@ file swapped for a symlink after the check is refused too.
 
 from __future__ import annotations
 
-import functools
 import os
 import unicodedata
 from collections.abc import Iterable
@@ -21,18 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import ConfigError, ToolError
-
-STATE_DIR = ".orkas"
-
-# Relative to the home folder. Keychains and token stores of the common tools.
-CREDENTIAL_DIRS = (
-    ".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".password-store",
-    ".local/share/keyrings", "Library/Keychains", ".config/gh", ".terraform.d", ".vault-token",
-    ".local/share/jupyter/runtime", "Library/Jupyter/runtime", ".netrc", ".git-credentials",
-    ".pypirc", ".npmrc", ".cargo/credentials", ".cargo/credentials.toml", ".config/hub",
-)
-# Folder names refused wherever they appear (a copy of ~/.ssh inside an allowed folder).
-CREDENTIAL_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".password-store", ".kube", STATE_DIR})
+from .credentials import CREDENTIAL_NAMES, STATE_DIR, credential_paths
 
 SYSTEM_DIRS = (
     "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/proc",
@@ -55,6 +43,10 @@ PROTECTED_NAMES = frozenset({
     ".envrc",
 })
 PROTECTED_GIT = (".git/hooks", ".git/config")
+# Folders the sandbox replaces with empty or private ones: binding one (or a folder holding one)
+# would undo that, and /proc, /dev, /sys of the machine show its processes and devices.
+HIDDEN_DIRS = tuple(Path(p) for p in ("/tmp", "/var", "/run", "/home", "/root", "/proc", "/dev", "/sys"))
+MACHINE_DIRS = tuple(Path(p) for p in ("/proc", "/dev", "/sys"))
 
 
 class PathRefused(ToolError):
@@ -80,17 +72,9 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _prefix(folder: Path | str) -> str:
-    """A folder's folded name with one trailing slash: what a path inside it starts with."""
-    return fold(str(folder)).rstrip("/") + "/"
-
-
-def _inside_prefix(folded_path: str, prefix: str) -> bool:
-    return folded_path.startswith(prefix) or folded_path + "/" == prefix
-
-
-# Folded once: an Agent checks its roots against these at construction, each tool call too.
-_SYSTEM_PREFIXES = tuple((s, _prefix(s)) for s in SYSTEM_DIRS)
+def _folded_inside(path: Path, root: Path) -> bool:
+    p, r = fold(str(path)), fold(str(root))
+    return p == r or p.startswith(r.rstrip("/") + "/")
 
 
 @dataclass(frozen=True)
@@ -121,8 +105,8 @@ class PathPolicy:
     ) -> None:
         self.home = (home or Path(os.path.expanduser("~"))).resolve()
         self.workspace = Path(workspace).expanduser().resolve()
-        self.credential_dirs, self._credential_prefixes = _credential_stores(
-            self.home, os.environ.get("JUPYTER_RUNTIME_DIR"), os.environ.get("XDG_RUNTIME_DIR"))
+        self.credential_dirs = credential_paths(self.home)
+        self._folded_credentials = tuple((d, fold(str(d))) for d in self.credential_dirs)
         self._check_root(self.workspace, "the workspace")
         roots = [self.workspace]
         for a in allowed:
@@ -147,34 +131,50 @@ class PathPolicy:
         if reason:
             raise ConfigError(f"{what} {str(root)!r} cannot be used: {reason}")
 
-    def check_readonly_extras(self, extras: Iterable[str | Path]) -> None:
-        """Extra read-only folders for the sandbox: never a credential or state folder."""
+    def check_readonly_extras(self, extras: Iterable[str | Path]) -> tuple[Path, ...]:
+        """Extra read-only folders for the sandbox, resolved: never a credential or state folder,
+        never the home folder or a folder holding it (the sandbox masks credential folders
+        inside the ones it accepts)."""
+        out: list[Path] = []
         for e in extras:
             p = Path(e).expanduser().resolve()
+            if p == self.home or p in self.home.parents:
+                raise ConfigError(
+                    f"{str(p)!r} cannot be made visible to commands: it is (or holds) the whole "
+                    "home folder; allow the folders in it that commands need"
+                )
+            if any(_inside(h, p) for h in HIDDEN_DIRS) or any(_inside(p, m) for m in MACHINE_DIRS):
+                raise ConfigError(
+                    f"{str(p)!r} cannot be made visible to commands: the sandbox gives them their "
+                    "own /tmp, /var, /run, /proc, /dev and /sys; allow a folder inside instead"
+                )
             reason = self._forbidden(p)
             if reason and "system folder" not in reason:  # system folders are read-only anyway
                 raise ConfigError(f"{str(p)!r} cannot be made visible to commands: {reason}")
+            out.append(p)
+        return tuple(out)
+
+    def credential_of(self, path: Path) -> Path | None:
+        """The credential location a resolved path is in, or None."""
+        p = fold(str(path))
+        for d, folded in self._folded_credentials:
+            if p == folded or p.startswith(folded + "/"):
+                return d
+        return None
 
     def _forbidden(self, path: Path) -> str | None:
         """Why a resolved path can never be touched, or None."""
-        folded = fold(str(path))
-        reason = self._in_credential_store(folded)
-        if reason:
-            return reason
+        d = self.credential_of(path)
+        if d is not None:
+            return f"it is in a credential store ({d}), which tools never touch"
         for part in path.parts:
             if fold(part) in CREDENTIAL_NAMES:
                 if fold(part) == STATE_DIR:
                     return "it is in an agent state folder (.orkas), which tools never touch"
                 return f"it is in a credential folder ({part}), which tools never touch"
-        for s, prefix in _SYSTEM_PREFIXES:
-            if _inside_prefix(folded, prefix):
+        for s in SYSTEM_DIRS:
+            if _folded_inside(path, Path(s)):
                 return f"it is in a system folder ({s}), which tools never touch"
-        return None
-
-    def _in_credential_store(self, folded: str) -> str | None:
-        for d, prefix in self._credential_prefixes:
-            if _inside_prefix(folded, prefix):
-                return f"it is in a credential store ({d}), which tools never touch"
         return None
 
     # -- the check ----------------------------------------------------------------------------
@@ -221,7 +221,10 @@ class PathPolicy:
                         workspace_root=self.workspace)
 
     def _forbidden_anywhere(self, path: Path) -> str | None:
-        return self._in_credential_store(fold(str(path)))
+        d = self.credential_of(path)
+        if d is not None:
+            return f"it is in a credential store ({d}), which tools never touch"
+        return None
 
     def _check_writable(self, raw: str, path: Path, root: Path) -> None:
         rel = path.relative_to(root)
@@ -238,23 +241,3 @@ class PathPolicy:
                     "git would run it outside the sandbox"
                 )
 
-
-@functools.lru_cache(maxsize=16)
-def _credential_stores(home: Path, *runtime_env: str | None) -> tuple[tuple[Path, ...], tuple[tuple[Path, str], ...]]:
-    """The credential folders for ``home`` (and the runtime variables, part of the cache key),
-    with their folded prefixes: the same for every agent, so built once."""
-    dirs = tuple(home / d for d in CREDENTIAL_DIRS) + _runtime_dirs()
-    return dirs, tuple((d, _prefix(d)) for d in dirs)
-
-
-def _runtime_dirs() -> tuple[Path, ...]:
-    """Jupyter's runtime folders hold kernel connection files with their signing keys."""
-    found = []
-    for var in ("JUPYTER_RUNTIME_DIR",):
-        value = os.environ.get(var)
-        if value:
-            found.append(Path(value).expanduser().resolve())
-    xdg = os.environ.get("XDG_RUNTIME_DIR")
-    if xdg:
-        found.append(Path(xdg).resolve() / "jupyter")
-    return tuple(found)

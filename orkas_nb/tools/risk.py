@@ -85,7 +85,7 @@ def grade(command: str, ctx: Context) -> Grade:
         if name in called:
             g.add("blocked", f"function {name!r} calls itself (a fork bomb)", blocked=True)
     for literal in script.literals:
-        _sensitive(literal, g, ctx.isolated)
+        _sensitive(literal, g, ctx)
     for cmd in script.commands:
         _command(cmd, ctx, g)
     for r in script.redirects:
@@ -93,11 +93,11 @@ def grade(command: str, ctx: Context) -> Grade:
     return g
 
 
-def _sensitive(text: str, g: Grade, isolated: bool) -> None:
+def _sensitive(text: str, g: Grade, ctx: Context) -> None:
     m = SENSITIVE.search(text)
-    if m:
-        where = m.group(0).strip(" '\"=:")
-        if isolated:
+    where = m.group(0).strip(" '\"=:") if m else _credential_target(text, ctx)
+    if where:
+        if ctx.isolated:
             # Hidden in the sandbox whatever the answer; asking keeps the user informed.
             g.add("credential_path", f"it names a credential or state location ({where}), which "
                   "the sandbox hides")
@@ -110,6 +110,16 @@ def _sensitive(text: str, g: Grade, isolated: bool) -> None:
         if part and is_secret_name(part):
             g.add("sensitive_path", f"it names a secret file ({part})")
             return
+
+
+def _credential_target(text: str, ctx: Context) -> str | None:
+    """The credential location a path-like word really points to (through symlinks), if any:
+    ``cat link`` where link -> ~/.cargo/credentials.toml is a read of the credential."""
+    if not text.strip() or "\x00" in text or "\n" in text or len(text) > 4096:
+        return None
+    p = _resolve(text, ctx)
+    hit = ctx.policy.credential_of(p) if p is not None else None
+    return f"{text} -> {hit}" if hit is not None else None
 
 
 def _command(cmd: Command, ctx: Context, g: Grade) -> None:

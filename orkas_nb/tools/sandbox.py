@@ -1,10 +1,13 @@
 """OS isolation for bash (bubblewrap on Linux) and the environment each command gets.
 
-With bubblewrap a command sees: the system folders read-only, the interpreter and tool
-folders on ``PATH`` read-only, the workspace and allowed folders read-write, an empty private
-home and ``/tmp``, no network (unless allowed), its own process namespace, no capabilities. The
+With bubblewrap a command sees: the system folders read-only, each tool folder on the kernel's
+``PATH`` and the Python prefix read-only as themselves (never their parents: see ``_binds.py``),
+the workspace and allowed folders read-write, an empty private home and ``/tmp``, no network
+(unless allowed), its own process namespace with a fresh ``/proc``, no capabilities. The
 workspace's ``.orkas`` state, secret files (until consent), git hooks/config and shell start-up
-files are masked or made read-only inside it. Facts checked on Debian's bubblewrap 0.8 (SPEC §8).
+files are masked or made read-only inside it, and every credential location (``credentials.py``)
+that any bind exposes is masked last, at its real path. Facts checked on Debian's bubblewrap 0.8
+(SPEC §8).
 
 Without bubblewrap (not installed, not Linux, or user namespaces refused) the executor runs in
 *degraded mode*: :func:`isolation_status` says so and why, and the risk grader asks for approval
@@ -24,14 +27,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .paths import (
-    CREDENTIAL_DIRS,
-    PROTECTED_GIT,
-    PROTECTED_NAMES,
-    STATE_DIR,
-    PathPolicy,
-    is_secret_name,
-)
+from typing import NamedTuple
+
+from ._binds import credential_masks, toolchain_dirs
+from .credentials import CREDENTIAL_NAMES, credential_paths, inside
+from .paths import PROTECTED_GIT, PROTECTED_NAMES, STATE_DIR, PathPolicy, fold, is_secret_name
 
 SYSTEM_RO = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
              "/nix", "/snap")
@@ -144,48 +144,29 @@ def check_env_name(name: str) -> None:
         raise ToolError(f"setting {name} is not allowed: it changes what programs load or run")
 
 
-def _toolchain_dirs(env: Mapping[str, str], home: Path) -> list[Path]:
-    """Read-only folders a command needs beyond the system: PATH entries and Python's prefix."""
-    wanted: list[Path] = []
-    entries = [Path(p) for p in env.get("PATH", "").split(":") if p]
-    entries += [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
-    homes = {home, Path(os.path.expanduser("~")).resolve(), Path("/root")}
-    for e in entries:
-        try:
-            e = e.resolve()
-        except OSError:
-            continue
-        if not e.exists():
-            continue
-        top = e
-        for h in homes:
-            if h in e.parents:
-                first = e.relative_to(h).parts[0]
-                top = e if first in (".local", ".config") else h / first
-                break
-        else:
-            parts = e.parts
-            top = Path(*parts[:3]) if len(parts) > 3 else e
-        if any(str(top).startswith(str(h / d)) for h in homes for d in CREDENTIAL_DIRS):
-            continue
-        if top not in wanted:
-            wanted.append(top)
-    return wanted
-
-
 @dataclass
 class _DirScan:
     mtime_ns: int
     subdirs: list[str]
     secrets: list[Path]
     linked: list[Path]
+    credential_dirs: list[Path]
+
+
+class Masked(NamedTuple):
+    """What :func:`scan_masked` finds under a bound folder."""
+
+    secrets: list[Path]
+    linked: list[Path]
+    credential_dirs: list[Path]
 
 
 _scan_cache: dict[Path, _DirScan] = {}
 
 
-def scan_masked(root: Path) -> tuple[list[Path], list[Path]]:
-    """(secret files, hard-linked files) under ``root``, to mask inside the sandbox.
+def scan_masked(root: Path) -> Masked:
+    """Secret files, hard-linked files and credential folders (``.ssh``... by name) under
+    ``root``, to mask inside the sandbox.
 
     Secrets stay masked until the user consents. A file with several hard links may be another
     name for a file outside the workspace (the bind of the workspace would expose that inode),
@@ -197,6 +178,7 @@ def scan_masked(root: Path) -> tuple[list[Path], list[Path]]:
 
     secrets: list[Path] = []
     linked: list[Path] = []
+    creds: list[Path] = []
     pending = [root]
     seen = 0
     while pending and seen <= SECRET_SCAN_LIMIT:
@@ -213,12 +195,13 @@ def scan_masked(root: Path) -> tuple[list[Path], list[Path]]:
         seen += len(cached.subdirs) + len(cached.secrets) + len(cached.linked) + 1
         secrets += cached.secrets
         linked += cached.linked
+        creds += cached.credential_dirs
         pending.extend(folder / d for d in cached.subdirs)
-    return secrets, linked
+    return Masked(secrets, linked, creds)
 
 
 def _scan_folder(folder: Path, mtime: int, ignored: frozenset[str]) -> _DirScan:
-    scan = _DirScan(mtime, [], [], [])
+    scan = _DirScan(mtime, [], [], [], [])
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -226,7 +209,9 @@ def _scan_folder(folder: Path, mtime: int, ignored: frozenset[str]) -> _DirScan:
     for entry in entries:
         try:
             if entry.is_dir(follow_symlinks=False):
-                if entry.name not in ignored:
+                if fold(entry.name) in CREDENTIAL_NAMES and entry.name != STATE_DIR:
+                    scan.credential_dirs.append(Path(entry.path))
+                elif entry.name not in ignored:
                     scan.subdirs.append(entry.name)
             elif entry.is_file(follow_symlinks=False):
                 if is_secret_name(entry.name):
@@ -239,50 +224,72 @@ def _scan_folder(folder: Path, mtime: int, ignored: frozenset[str]) -> _DirScan:
 
 
 def bwrap_argv(
-    policy: PathPolicy, cwd: Path, env: Mapping[str, str], *, network: bool,
+    policy: PathPolicy, cwd: Path, toolchain_env: Mapping[str, str], *, network: bool,
     readonly_extra: Iterable[str] = (), consented_secrets: bool = False,
     die_with_parent: bool = True,
 ) -> list[str]:
-    """The bubblewrap command line that confines one shell command (see the module docs)."""
+    """The bubblewrap command line that confines one shell command (see the module docs).
+
+    ``toolchain_env`` is the environment the tool binds are read from (``PATH``, Python and tool
+    homes): the kernel's, never one the model set for a call (that would let it bind any folder
+    by naming it in ``PATH``).
+    """
     argv = ["bwrap", "--die-with-parent"] if die_with_parent else ["bwrap"]
     argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"]
     if not network:
         argv.append("--unshare-net")
+    sources: list[Path] = []
     for d in SYSTEM_RO:
         if os.path.isdir(d):
-            argv += ["--ro-bind", d, d] if not os.path.islink(d) else ["--symlink", os.readlink(d), d]
+            if os.path.islink(d):
+                argv += ["--symlink", os.readlink(d), d]
+            else:
+                argv += ["--ro-bind", d, d]
+                sources.append(Path(d).resolve())
     for f in MASKED_SYSTEM_FILES:
         if os.path.exists(f):
             argv += ["--ro-bind", "/dev/null", f]
+    # A fresh /proc in the command's own PID namespace: the kernel's /proc/<pid>/root, environ
+    # and fd are not there to read.
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run",
              "--tmpfs", "/var", "--tmpfs", "/home", "--dir", "/var/tmp"]
-    home = Path(env.get("HOME", str(policy.home)))
+    home = policy.home
     argv += ["--tmpfs", str(home)] if str(home) not in ("/tmp", "/") else []
     if Path("/root") != home:
         argv += ["--tmpfs", "/root"]
-    for extra in _toolchain_dirs(env, home) + [Path(p) for p in readonly_extra]:
-        if not any(str(extra).startswith(s + "/") or str(extra) == s for s in SYSTEM_RO):
+    extras = policy.check_readonly_extras(readonly_extra)
+    # The user's settings may move a tool home (env={"CARGO_HOME": ...}): its credentials too.
+    creds = tuple(dict.fromkeys(policy.credential_dirs + credential_paths(None, toolchain_env)))
+    tools = toolchain_dirs(toolchain_env, home, policy.roots, creds, SYSTEM_RO)
+    for extra in [*tools, *extras]:
+        if not any(inside(extra, s) for s in SYSTEM_RO):
             argv += ["--ro-bind-try", str(extra), str(extra)]
+            sources.append(extra)
     for root in policy.roots:
         argv += ["--bind", str(root), str(root)]
+        sources.append(root)
     state = policy.workspace / STATE_DIR
     state.mkdir(exist_ok=True)
     argv += ["--tmpfs", str(state)]
+    named: list[Path] = []
     for root in policy.roots:
-        for cred in CREDENTIAL_DIRS:
-            p = root / cred
-            if p.exists() and p.is_dir():
-                argv += ["--tmpfs", str(p)]
-        for name in PROTECTED_NAMES:
-            p = root / name
-            if p.is_file():
+        for rel in (*PROTECTED_NAMES, *PROTECTED_GIT):
+            # At its real path: a symlink planted in the workspace would make bwrap fail (and
+            # the file it points to is what the user's shell or git would run).
+            p = (root / rel).resolve()
+            if p.exists() and any(inside(p, r) for r in policy.roots) and (
+                    rel in PROTECTED_GIT or p.is_file()):
                 argv += ["--ro-bind", str(p), str(p)]
-        for g in PROTECTED_GIT:
-            p = root / g
-            if p.exists():
-                argv += ["--ro-bind", str(p), str(p)]
-        secrets, linked = scan_masked(root)
-        for p in linked + ([] if consented_secrets else secrets):
+    for folder in policy.roots:
+        found = scan_masked(folder)
+        for p in found.linked + ([] if consented_secrets else found.secrets):
             argv += ["--ro-bind", "/dev/null", str(p)]
+        named += found.credential_dirs
+    for folder in extras:
+        # Only credential folders by name: an extra is often an environment full of hard links
+        # and certificate bundles (conda) that its programs need.
+        named += scan_masked(folder).credential_dirs
+    # Last, so that no bind above can bring a credential back, whichever folder held it.
+    argv += credential_masks(sources, creds, [*policy.roots, *extras], named)
     argv += ["--chdir", str(cwd)]
     return argv

@@ -26,6 +26,11 @@ CANARIES = {
     "state": "CANARY-STATE-0rk4",
     "kernel_env": "CANARY-KERNELKEY-4242",
     "jupyter": "CANARY-JUPYTER-8888",
+    "cargo": "CANARY-CARGO-c4r9",
+    "project": "CANARY-OTHER-PROJECT-77aa",
+    "team": "CANARY-TEAM-7e4m",
+    "gh": "CANARY-GH-TOKEN-6b6b",
+    "docker": "CANARY-DOCKER-d0c4",
 }
 
 HAS_BWRAP = isolation_status("auto").isolated
@@ -90,6 +95,12 @@ class World:
     outside: Path
     server: CanaryServer
 
+    @property
+    def extras(self) -> list[str]:
+        """Read-only extras a user might share that hold credential folders (.config holds gh,
+        dotfiles holds the real ~/.docker, the XDG config folder holds gh again)."""
+        return [str(self.home / ".config"), str(self.home / "dotfiles"), str(self.root / "xdg")]
+
     def snapshot(self) -> dict[str, bytes]:
         """Every file outside the workspace that a test could harm, with its content."""
         out: dict[str, bytes] = {}
@@ -123,11 +134,48 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     (ws / "link_out").symlink_to(outside, target_is_directory=True)
     (ws / "link_ssh").symlink_to(home / ".ssh" / "id_rsa")
     os.link(outside / "canary.txt", ws / "hard_link.txt")
+    _toolchains_and_dotfiles(root, home, ws)
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "xdg"))
+    path = [home / ".cargo" / "bin", root / "tools" / "bin", root / "team" / "tools" / "bin",
+            home / "projects" / ".venv" / "bin", ws / ".venv" / "bin"]
+    monkeypatch.setenv("PATH", os.pathsep.join([*map(str, path), os.environ.get("PATH", "")]))
     monkeypatch.setenv("OPENAI_API_KEY", CANARIES["kernel_env"])
     server = CanaryServer()
     yield World(root=root, ws=ws, home=home, outside=outside, server=server)
     server.close()
+
+
+def _toolchains_and_dotfiles(root: Path, home: Path, ws: Path) -> None:
+    """What a developer's machine has: tool folders on PATH (rustup's ~/.cargo/bin, a project's
+    venv, a tool folder next to the workspace, a team's tools) beside user data and credentials,
+    and dotfiles kept in a folder with the real credential folder linked from home."""
+    for d in (home / ".cargo" / "bin", home / "projects" / ".venv" / "bin",
+              home / "projects" / ".venv" / "lib", home / "projects" / "other",
+              root / "tools" / "bin", root / "team" / "tools" / "bin", home / ".config" / "gh",
+              home / ".config" / "tool", home / "dotfiles" / "docker", root / "xdg" / "gh"):
+        d.mkdir(parents=True, exist_ok=True)
+    (home / ".cargo" / "credentials.toml").write_text(
+        f'[registry]\ntoken = "{CANARIES["cargo"]}"\n')
+    (home / "projects" / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (home / "projects" / "other" / "notes.txt").write_text(CANARIES["project"] + "\n")
+    (root / "team" / "secret.txt").write_text(CANARIES["team"] + "\n")
+    (home / ".config" / "gh" / "hosts.yml").write_text(f"oauth_token: {CANARIES['gh']}\n")
+    (root / "xdg" / "gh" / "hosts.yml").write_text(f"oauth_token: {CANARIES['gh']}\n")
+    (home / ".config" / "tool" / "settings.ini").write_text("colour = blue\n")
+    (home / "dotfiles" / "docker" / "config.json").write_text(
+        f'{{"auths": {{"r": {{"auth": "{CANARIES["docker"]}"}}}}}}\n')
+    (home / ".docker").symlink_to(home / "dotfiles" / "docker", target_is_directory=True)
+    for tool in (home / ".cargo" / "bin" / "cargo-fmt", root / "tools" / "bin" / "lint"):
+        tool.write_text("#!/bin/sh\necho tool-ran\n")
+        tool.chmod(0o755)
+    # The workspace's own venv is on PATH too, and the model can write in it: what it plants
+    # there (a pyvenv.cfg naming a folder, a "program" linked to a file) must not be bound.
+    (ws / ".venv" / "bin").mkdir(parents=True)
+    (ws / ".venv" / "pyvenv.cfg").write_text(f"home = {root / 'team'}\n")
+    (ws / ".venv" / "bin" / "tool").symlink_to(root / "outside" / "canary.txt")
+    (ws / "link_cargo").symlink_to(home / ".cargo" / "credentials.toml")
+    (ws / "link_docker").symlink_to(home / "dotfiles" / "docker", target_is_directory=True)
 
 
 class Caller:

@@ -95,3 +95,30 @@ def test_loops_and_overlong_paths_are_clear_refusals(world) -> None:
         policy.check("loop/x")
     with pytest.raises(PathRefused, match="paths stop at 4096"):
         policy.check("a/" * 3000)
+
+
+def test_the_whole_home_is_never_an_extra_but_folders_holding_credentials_are(world) -> None:
+    """An extra that holds credential folders is accepted (the sandbox masks them); the home
+    folder itself, or a folder holding it, never is, nor a credential folder found by its real
+    path (~/.docker links into ~/dotfiles)."""
+    policy = PathPolicy(world.ws)
+    for bad in (world.home, world.home.parent, "~", world.home / ".cargo" / "credentials.toml",
+                world.home / "dotfiles" / "docker", world.root / "xdg" / "gh", "/", "/tmp",
+                "/proc", "/proc/1", "/sys/kernel", "/dev/shm", "/run", "/var"):
+        with pytest.raises(ConfigError, match="home folder|credential|own /tmp"):
+            policy.check_readonly_extras([bad])
+    assert policy.check_readonly_extras(world.extras) == tuple(Path(e) for e in world.extras)
+
+
+def test_credentials_refused_by_real_path_and_xdg_location(world) -> None:
+    """With the home as workspace, every listed location is refused, under its own name, the
+    folder a symlink points to, and $XDG_CONFIG_HOME."""
+    policy = PathPolicy(world.home, [world.root / "xdg"])
+    for raw in (".cargo/credentials.toml", ".config/gh/hosts.yml", "dotfiles/docker/config.json",
+                ".docker/config.json", str(world.root / "xdg" / "gh" / "hosts.yml"),
+                ".mozilla/firefox/x/logins.json", ".local/share/keyrings/login.keyring",
+                ".config/orkas_nb/keys.toml", ".npmrc", ".git-credentials"):
+        with pytest.raises(PathRefused, match="credential"):
+            policy.check(raw)
+    assert policy.check(".config/tool/settings.ini").path.name == "settings.ini"
+    assert policy.check(".cargo/bin/cargo-fmt").path.name == "cargo-fmt"

@@ -113,3 +113,26 @@ def test_parser_sees_nested_commands_and_expansions(world) -> None:
     s = parse("for f in *.csv; do cat $f; done", env)
     cat = next(c for c in s.commands if c.program == "cat")
     assert cat.args[0].value is None  # the loop variable changes at run time
+
+
+@pytest.mark.parametrize("command", [
+    "cat ~/.cargo/credentials.toml", "cat ~/.config/gh/hosts.yml", "cat ~/.mozilla/p/key4.db",
+    "cat ~/.local/share/keyrings/login.keyring", "cat ~/.docker/config.json",
+    "cat ~/dotfiles/docker/config.json",  # ~/.docker's real folder
+    "cat link_cargo", "cat link_docker/config.json",  # symlinks into credentials
+    "cat /proc/4242/root/etc/hostname", "ls /proc/1/cwd", "cat /proc/self/environ",
+])
+def test_credential_paths_ask_isolated_and_are_blocked_degraded(ctx, command: str) -> None:
+    """The grader knows the same credential list as the sandbox and the path policy, and sees
+    through symlinks to it."""
+    isolated = grade(command, ctx(True))
+    assert "credential_path" in isolated.categories and not isolated.blocked, command
+    assert any(f.category == "credential_path" for f in grade(command, ctx(False)).blocked), command
+
+
+def test_tool_folders_are_not_credentials(ctx) -> None:
+    assert "credential_path" not in grade("ls ~/.cargo/bin && cat ~/.config/tool/settings.ini",
+                                          ctx(True)).categories
+    # A project's own .docker/ folder is not the home's (that one is found by resolving).
+    assert "credential_path" not in grade("cat .docker/Dockerfile", ctx(False)).categories
+    assert "credential_path" in grade("cat ~/.docker/daemon.json", ctx(True)).categories
