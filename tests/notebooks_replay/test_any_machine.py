@@ -1,16 +1,17 @@
 """Every tutorial replays on a machine unlike the one that recorded it.
 
 The cassettes were recorded where bubblewrap runs. Here each tutorial runs headless in a real
-kernel on two other "machines": a container that has bubblewrap but refuses it (user namespaces
-off: a ``bwrap`` stub that fails as bubblewrap fails there) and a machine with no ``bwrap`` at
-all. Both also have another HOME, a workspace at another path, and what else a fresh machine
-changes: the container's Python sizes objects differently (as 3.10 does), the other machine has
+kernel on this machine as it is, and on two other "machines": a container that has bubblewrap
+but refuses it (user namespaces off: a ``bwrap`` stub that fails as bubblewrap fails there)
+and a machine with no ``bwrap`` at all. Each run has another HOME and a workspace at another path, and the two other machines
+change more: the container's Python sizes objects differently (as 3.10 does), the other has
 no local embedding model. A replay that drifted stops its cell with ReplayMismatchError, which
 fails the run here.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import Any
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from orkas_nb.tools import isolation_status
 
 pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 
@@ -62,7 +65,9 @@ def machine(kind: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ORKAS_MODEL", "JPY_SESSION_NAME"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    if kind == "container":
+    if kind == "this machine":  # as it is (bubblewrap if it runs here), in another folder
+        workspace, first = tmp / "another checkout" / "notebooks", []
+    elif kind == "container":
         stub = tmp / "stub-bin"
         stub.mkdir()
         (stub / "bwrap").write_text(REFUSING_BWRAP)
@@ -96,7 +101,7 @@ def stream_text(cell: Any) -> str:
 
 
 @pytest.mark.parametrize("tutorial", TUTORIALS)
-@pytest.mark.parametrize("kind", ["container", "no-bwrap"])
+@pytest.mark.parametrize("kind", ["this machine", "container", "no-bwrap"])
 def test_tutorial_replays_on_another_machine(tutorial: str, kind: str, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     workspace, first = machine(kind, tmp_path, monkeypatch)
@@ -104,10 +109,14 @@ def test_tutorial_replays_on_another_machine(tutorial: str, kind: str, tmp_path:
 
     # the run really was on the other machine: bash had no sandbox, and said why
     isolation = stream_text(nb.cells[-1])
-    assert isolation.startswith("isolation: none |"), isolation
-    if kind == "container":
+    if kind == "this machine":
+        here = isolation_status()
+        assert isolation == f"isolation: {here.mode} | {here.detail}\n"
+    elif kind == "container":
+        assert isolation.startswith("isolation: none |"), isolation
         assert "No permissions to create new namespace" in isolation
     else:
+        assert isolation.startswith("isolation: none |"), isolation
         assert "not installed" in isolation
     agent_cells = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("%%agent")]
     assert len(agent_cells) == 2
@@ -117,3 +126,10 @@ def test_tutorial_replays_on_another_machine(tutorial: str, kind: str, tmp_path:
         assert len(bundles) == 1
         assert bundles[0]["provenance"]["replay"] == f"{tutorial}.cassette.jsonl"
         assert bundles[0]["messages"][-1]["role"] == "assistant"
+    # the whole cassette played: the last cell ends with the last recorded answer
+    assert bundles[0]["messages"][-1]["text"] == last_answer(NOTEBOOKS / f"{tutorial}.cassette.jsonl")
+
+
+def last_answer(cassette: Path) -> str:
+    last = json.loads(cassette.read_text(encoding="utf-8").splitlines()[-1])
+    return "".join(e["text"] for e in last["events"] if e["type"] == "text")

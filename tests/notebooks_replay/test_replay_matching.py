@@ -16,10 +16,21 @@ import pytest
 
 from orkas_nb import Agent
 from orkas_nb.core.errors import ReplayMismatchError
-from orkas_nb.core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage, tool_result, user_message
+from orkas_nb.core.messages import (
+    AssistantMessage,
+    ToolCallBlock,
+    ToolResultMessage,
+    tool_result,
+    user_message,
+)
 from orkas_nb.harness.tools import ToolRegistry
 from orkas_nb.providers.base import ModelRequest, ToolSpec
-from orkas_nb.providers.cassette import HOST_NOTE, RecordingProvider, ReplayProvider, normalise_request
+from orkas_nb.providers.cassette import (
+    HOST_NOTE,
+    RecordingProvider,
+    ReplayProvider,
+    normalise_request,
+)
 from orkas_nb.testing import ScriptedModel, call, reply
 from orkas_nb.tools import default_tools, sandbox
 from orkas_nb.tools.bash import SANDBOX_NOTE, UNCONFINED_NOTE
