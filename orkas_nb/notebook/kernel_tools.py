@@ -67,7 +67,11 @@ def _human(n: int) -> str:
 
 
 def describe(value: Any) -> tuple[str, str, str]:
-    """(type, shape, size) of a value, without touching its contents beyond attributes."""
+    """(type, shape, size) of a value, without touching its contents beyond attributes.
+
+    The size is that of an array's or a frame's data (``nbytes``, ``memory_usage``), the same
+    on every machine; other values have none (their length is in the shape).
+    """
     kind = type(value).__name__
     module = type(value).__module__
     if module not in ("builtins", "__main__"):
@@ -86,8 +90,9 @@ def describe(value: Any) -> tuple[str, str, str]:
             size = _human(int(usage(index=True, deep=False).sum()))
         elif isinstance(nbytes, int):
             size = _human(nbytes)
-        else:
-            size = _human(sys.getsizeof(value))
+        # Nothing else gets a size: sys.getsizeof counts an object's own header, not what it
+        # holds, and differs between Python versions (a dict of six items: 360 B on 3.10,
+        # 272 B on 3.11), so a notebook recorded on one Python would not replay on another.
     except Exception:  # noqa: BLE001 - a hostile __sizeof__ or memory_usage: leave the size out
         size = ""
     return kind, shape, size

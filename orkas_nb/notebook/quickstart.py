@@ -61,6 +61,19 @@ def execute(notebook: Path, timeout: float = 120.0) -> list[str]:
     return texts
 
 
+def missing_runner() -> str | None:
+    """Why the notebook cannot run headless here, or None: nbclient and nbformat come with
+    JupyterLab or Jupyter, not with orkas_nb itself."""
+    import importlib.util
+
+    missing = [name for name in ("nbformat", "nbclient") if importlib.util.find_spec(name) is None]
+    if not missing:
+        return None
+    return (f"the quickstart runs its notebook with nbclient, and {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed: pip install nbclient nbformat "
+            "(or pip install jupyterlab, which brings both), then run it again")
+
+
 def main(folder: Path, open_lab: bool = False) -> int:
     notebook = copy_quickstart(folder.resolve())
     if open_lab:
@@ -68,6 +81,10 @@ def main(folder: Path, open_lab: bool = False) -> int:
             print("JupyterLab is not installed (pip install jupyterlab); running headless instead.")
         else:
             return subprocess.call(["jupyter-lab", str(notebook)], cwd=str(notebook.parent))
+    problem = missing_runner()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     print(f"running {notebook} (replaying its cassette: no key, no network)\n")
     try:
         texts = execute(notebook)

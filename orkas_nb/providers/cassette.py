@@ -9,9 +9,17 @@ recording made against a local llama.cpp server replays with no server at all.
 Matching. Both sides normalise a request before comparing it, removing what legitimately
 changes between two runs of the same notebook: message ids and clocks, tool-call ids (renamed
 ``call_1``, ``call_2``… in order of appearance), the session id (the prompt-cache key),
-absolute paths under the given roots (by default the working folder and HOME), ISO timestamps
-and durations. A request that still differs fails loudly with :class:`ReplayMismatchError`
-carrying a unified diff of the two normalised requests.
+absolute paths under the given roots (by default the working folder and HOME) and of this
+Python's libraries, ISO timestamps and durations, and a *host note* ending a tool result
+(:data:`HOST_NOTE`). A request that still differs fails loudly with
+:class:`ReplayMismatchError` carrying a unified diff of the two normalised requests.
+
+Replay does not depend on the machine. What a request says is the same on every machine: tool
+descriptions and the system prompt name no capability of the host (bubblewrap, network,
+browser, embedder), so they are matched like the rest, and a changed tool name, schema,
+description, message or result still fails. The one thing a host may add is a host note, the
+last line of a tool result in the form ``[host: …]`` (bash says after a failing command whether
+it ran in the sandbox); it is the only text matching skips.
 
 Secrets never reach the file: API keys known to the inner provider or found in the
 environment, ``sk-…`` tokens and ``Bearer …`` values are replaced by ``<SECRET>``.
@@ -23,6 +31,7 @@ import difflib
 import json
 import os
 import re
+import sysconfig
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
@@ -43,7 +52,8 @@ from .base import (
     drain,
 )
 
-__all__ = ["CASSETTE_VERSION", "RecordingProvider", "ReplayProvider", "normalise_request"]
+__all__ = ["CASSETTE_VERSION", "HOST_NOTE", "RecordingProvider", "ReplayProvider",
+           "normalise_request"]
 
 CASSETTE_VERSION = 1
 _EVENT: TypeAdapter[Any] = TypeAdapter(StreamEvent)
@@ -57,10 +67,18 @@ _SECRET_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 # Fields of a message the model never sees: they differ between runs and would defeat matching.
 _UNSEEN = {"id", "created_at", "usage", "provider", "model", "stop_reason"}
 _DIFF_LINES = 80
+# How a tool result's last line starts when it states what this machine offers (see the module
+# docstring); matching drops such a line, and only that.
+HOST_NOTE = "[host: "
+_HOST_NOTE_LINE = re.compile(r"\n" + re.escape(HOST_NOTE) + r"[^\n\]]*\]\Z")
 
 
 def _path_rules(roots: Iterable[str | Path] | None) -> list[tuple[str, str]]:
-    """(absolute prefix, placeholder) pairs, longest first so nested roots win."""
+    """(absolute prefix, placeholder) pairs, longest first so nested roots win.
+
+    Each prefix is given as it appears inside the JSON text the rules apply to, so a path with
+    a quote or a backslash is replaced too.
+    """
     rules: dict[str, str] = {}
     if roots is None:
         roots = [Path.cwd()]
@@ -71,7 +89,13 @@ def _path_rules(roots: Iterable[str | Path] | None) -> list[tuple[str, str]]:
     home = os.path.expanduser("~")
     if home not in ("/", "", "~"):
         rules.setdefault(home, "~")
-    return sorted(rules.items(), key=lambda kv: -len(kv[0]))
+    # A traceback names this Python's library folders, which hold its version and prefix.
+    for key, placeholder in (("purelib", "<SITE>"), ("platlib", "<SITE>"), ("stdlib", "<STDLIB>")):
+        path = sysconfig.get_paths().get(key)
+        if path and path.count("/") > 2:
+            rules.setdefault(path, placeholder)
+    escaped = {json.dumps(k, ensure_ascii=False)[1:-1]: v for k, v in rules.items()}
+    return sorted(escaped.items(), key=lambda kv: -len(kv[0]))
 
 
 def normalise_request(
@@ -92,6 +116,9 @@ def normalise_request(
                     block["id"] = call_id(raw.id)
         elif isinstance(message, ToolResultMessage):
             data["tool_call_id"] = call_id(message.tool_call_id)
+            for block in data["content"]:
+                if block.get("type") == "text":
+                    block["text"] = _HOST_NOTE_LINE.sub("", block["text"])
         messages.append(data)
     data = {
         "model": request.model,

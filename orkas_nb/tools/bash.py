@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..core.errors import ToolDenied, ToolError
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput
+from ..providers.cassette import HOST_NOTE
 from .approval import ApprovalRequest, Decision
 from ._job_supervisor import SLIRP_MARKER
 from .jobs import JobStore, kill_group
@@ -33,10 +34,17 @@ from .sandbox import IsolationStatus, build_env, bwrap_argv, isolation_status
 from .settings import Toolbox
 
 REAPER = Path(__file__).with_name("_reaper.py")
+# Said to the model after a failing command: which of the two modes the description names this
+# machine gave. It is a host note (see cassette.HOST_NOTE): a replay on a machine without
+# bubblewrap must not differ from the recording by it.
 SANDBOX_NOTE = (
-    "[note: the command ran in the sandbox: only the workspace{allowed} is writable; the home "
-    "folder, credential folders, .orkas and /tmp of the machine are hidden, and secret files "
-    "(.env, keys) are unreadable until the user consents{net}]"
+    HOST_NOTE + "the command ran in the sandbox: only the workspace{allowed} is writable; the "
+    "home folder, credential folders, .orkas and /tmp of the machine are hidden, and secret "
+    "files (.env, keys) are unreadable until the user consents{net}]"
+)
+UNCONFINED_NOTE = (
+    HOST_NOTE + "the command ran without OS isolation: this machine offers no sandbox, so "
+    "anything that reaches outside the workspace needs the user's approval]"
 )
 
 
@@ -232,7 +240,7 @@ def make_bash_tools(box: Toolbox) -> list[FunctionTool]:
 
     def sandbox_note() -> str:
         if not executor.status.isolated:
-            return ""
+            return "\n" + UNCONFINED_NOTE
         allowed = " and allowed folders" if len(box.policy.roots) > 1 else ""
         net = "" if s.network else "; there is no network"
         return "\n" + SANDBOX_NOTE.format(allowed=allowed, net=net)
@@ -301,16 +309,17 @@ def make_bash_tools(box: Toolbox) -> list[FunctionTool]:
         info = executor.jobs.load(job_id)
         return f"job {job_id}: {executor.jobs.stop(info)}"
 
-    if executor.status.isolated:
-        where_runs = ("Commands run in a sandbox: the workspace is writable, the system is "
-                      "read-only, home and credential folders are hidden"
-                      + ("" if s.network else ", and there is no network") + ".")
-    else:
-        where_runs = ("Commands run without OS isolation: anything that reaches outside the "
-                      "workspace or runs unreadable code needs the user's approval.")
-    summary = ("Run a bash command in the workspace and return its output and exit code. "
-               f"{where_runs} Risky commands (deletes, privilege, secrets, uploads) need the "
-               "user's approval; use background=true for servers and long jobs.")
+    # The same words on every machine (whether bubblewrap runs here is not in them): a notebook
+    # recorded on one machine replays on another, and a model sees one prompt everywhere. Which
+    # mode this machine gives shows in %agent config and in the note after a failing command.
+    summary = ("Run a bash command in the workspace and return its output and exit code. Where "
+               "the machine allows it, commands run in a sandbox: the workspace is writable, the "
+               "system is read-only, home and credential folders are hidden"
+               + ("" if s.network else ", and there is no network") + "; elsewhere they run "
+               "without OS isolation, and anything that reaches outside the workspace or runs "
+               "unreadable code needs the user's approval. Risky commands (deletes, privilege, "
+               "secrets, uploads) need the user's approval; use background=true for servers and "
+               "long jobs.")
     return [
         FunctionTool(bash, description=summary),
         FunctionTool(bash_poll, read_only=True),
