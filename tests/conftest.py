@@ -39,14 +39,52 @@ LEGITIMATE_SKIPS = (
 )
 
 
+def _ci_should_fail(report: Any) -> str | None:
+    """The skip's reason when, in CI, this skipped report must count as a failure."""
+    if not report.skipped or not os.environ.get("ORKAS_CI") or hasattr(report, "wasxfail"):
+        return None
+    reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if any(ok in reason for ok in LEGITIMATE_SKIPS):
+        return None
+    return reason
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
     outcome = yield
     report = outcome.get_result()
-    if not report.skipped or not os.environ.get("ORKAS_CI") or hasattr(report, "wasxfail"):
-        return
-    reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
-    if any(ok in reason for ok in LEGITIMATE_SKIPS):
+    reason = _ci_should_fail(report)
+    if reason is None:
         return
     report.outcome = "failed"
     report.longrepr = f"skipped in CI, where every dependency should be installed: {reason}"
+
+
+class _SkippedInCI(pytest.Item):
+    """Stands for a module that skipped itself while being collected; fails with the reason."""
+
+    def __init__(self, *, reason: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reason = reason
+
+    def runtest(self) -> None:
+        pytest.fail(f"skipped in CI, where every dependency should be installed: {self.reason}",
+                    pytrace=False)
+
+    def reportinfo(self):  # type: ignore[no-untyped-def]
+        return self.path, None, f"{self.name} (the module skipped itself while being collected)"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):  # type: ignore[no-untyped-def]
+    # A module-level `pytest.importorskip` (or `skip(allow_module_level=True)`) skips while the
+    # module is collected, before any test exists, so the hook above never sees it. In CI the
+    # module is collected as one test that fails with the skip's reason instead (the rest of the
+    # run goes on, unlike a collection error, which would stop it).
+    outcome = yield
+    report = outcome.get_result()
+    reason = _ci_should_fail(report)
+    if reason is None:
+        return
+    item = _SkippedInCI.from_parent(collector, name="skipped-in-CI", reason=reason)
+    outcome.force_result(pytest.CollectReport(report.nodeid, "passed", None, [item]))

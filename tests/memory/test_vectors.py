@@ -93,3 +93,19 @@ def test_similarities_are_cosines() -> None:
     ids = sorted(hits)
     assert np.isclose(hits[ids[0]], 1.0) and np.isclose(hits[ids[1]], 0.0, atol=1e-6)
     assert np.isclose(hits[ids[2]], 2**-0.5)
+
+
+def test_bit_count_without_numpy2_popcount_gives_the_same_counts(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """NumPy 1.x has no ``np.bitwise_count``; the table fallback must count the same bits."""
+    from orkas_nb.memory import vectors
+
+    rng = np.random.default_rng(5)
+    words64 = rng.integers(0, 2**63, 2000, dtype=np.uint64) ^ np.uint64(2**63)
+    words8 = rng.integers(0, 256, 2000, dtype=np.uint8)
+    expected64 = [bin(int(w)).count("1") for w in words64]
+    expected8 = [bin(int(w)).count("1") for w in words8]
+    assert vectors.bit_count(words64).tolist() == expected64
+    monkeypatch.delattr(np, "bitwise_count", raising=False)  # as on NumPy 1.26
+    assert vectors.bit_count(words64).tolist() == expected64
+    assert vectors.bit_count(words8).tolist() == expected8
+    test_prefilter_recall_on_a_large_index()  # the whole large-index path, without the popcount
