@@ -51,8 +51,9 @@ def _c(pattern: str) -> re.Pattern[str]:
 
 _SEGMENT_END = re.compile(r"[;|&\n`'\"()]|(?<=\S)[.,](?:\s|$)|[^\x00-\x7f]")
 _DANGEROUS_TARGET = re.compile(
-    r"^(?:/\*?|~/?\*?|~/\S*|\$\{?home\}?(?:/\S*)?|/(?:etc|usr|var|home|boot|bin|sbin|lib\w*|opt|root|"
-    r"srv|sys|dev|proc|mnt|media|users)(?:/[^/\s]*)?/?\*?|\.\.?/?\*?|\*|\.git/?|[a-z]:\\\S*)$"
+    r"^(?:/\*?|~/?\*?|~/\S*|\$\{?home\}?(?:/\S*)?|/(?:etc|usr|home|boot|bin|sbin|lib\w*|root|sys|dev|"
+    r"proc|users|var/lib)(?:/\S*)?|/(?:var|opt|srv|mnt|media)(?:/[^/\s]*)?/?\*?|\.\.?/?\*?|\*|\.git/?|"
+    r"[a-z]:\\\S*)$"
 )
 
 
@@ -167,12 +168,19 @@ _ENV_SECRET_FLAT = _c(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:api_?key|key|token|secret(?:_key)?|access_key|password|passwd|"
     r"pwd|credentials?)\b"
 )
-_NEG = _c(L.NEGATION + r"\W*(?:\w+\W+)?$")
+_NEG = _c(L.NEGATION + r"(?!\W*(?:forget|fail|omit|hesitate|neglect)\b)\W*(?:\w+\W+){0,3}$")
+_OUTPUT = _c(L.OUTPUT_PLACE)
 
 
-def _affirmed(pattern: re.Pattern[str], flat: str) -> bool:
-    """A match of ``pattern`` that no negation right before it turns into a prohibition."""
-    return any(not _NEG.search(flat[max(0, m.start() - 20):m.start()]) for m in pattern.finditer(flat))
+def _affirmed(pattern: re.Pattern[str], flat: str) -> list[re.Match[str]]:
+    """The matches of ``pattern`` that no negation just before turns into a prohibition
+    ("never wants keys echoed"); "don't forget to print" stays an order."""
+    return [m for m in pattern.finditer(flat) if not _NEG.search(flat[max(0, m.start() - 40):m.start()])]
+
+
+def _near(verbs: list[re.Match[str]], flat: str, window: int = 15) -> bool:
+    """A secret *word* right after one of the verbs ("send the API keys", "发送密码")."""
+    return any(_SECRET_WORD.search(flat[m.end():m.end() + window]) for m in verbs)
 
 
 def secret_findings(nfkc: str, flat: str) -> list[Finding]:
@@ -180,14 +188,17 @@ def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     secret = refs or bool(_SECRET_WORD.search(flat))
     if not secret:
         return []
+    # A named secret (env name, path, $VAR) goes with any sink; the mere word "token" or
+    # "password" needs the verb right before it ("upload dist/* with the PyPI token" is a fact).
     out: list[Finding] = []
     network = _NETWORK_SINK.search(flat)
-    if network or _affirmed(_SEND, flat):
+    send, show, keep = _affirmed(_SEND, flat), _affirmed(_SHOW, flat), _affirmed(_KEEP, flat)
+    if network or (send and (refs or _near(send, flat))):
         out.append(Finding("exfiltration", "it sends a secret (key, token, password, credential file) "
                                            "somewhere off the machine"))
-    elif _affirmed(_SHOW, flat):
+    elif (show and (refs or _near(show, flat))) or (refs and _affirmed(_OUTPUT, flat)):
         out.append(Finding("exfiltration", "it asks to show a secret's value in answers or output"))
-    if _affirmed(_KEEP, flat) and _PLACE.search(flat):
+    if keep and _PLACE.search(flat):
         out.append(Finding("credential_copy", "it asks to copy a credential into memory"))
     return out
 

@@ -27,7 +27,7 @@ NEGATION = alt(
 # Showing or sending a value: where a secret would leave the machine or reach the transcript.
 SHOW = alt(
     r"\bprint\w*", r"\becho\w*", r"\bshow\w*", r"\bdisplay\w*", r"\boutput\w*", r"\binclud\w*",
-    r"\bappend\w*", r"\breveal\w*", r"\bdump\w*", r"\bpaste\w*", r"\bleak(?:s|ed|ing)?\b", r"\bexpos\w*",
+    r"\bappend\w*", r"\breveal\w*", r"\bdump\w*", r"\bpaste\w*", r"\bexpos\w*",
     r"\baffich\w*", r"\binclu\w*", r"\bajout\w*", r"\bzeig\w*", r"\bgib\b.{0,80}\baus\b",
     r"\bausgeb\w*", r"\banzeig\w*", r"\bmuestr\w*", r"\bimprim\w*", r"\bmostr\w*", r"\bexib\w*",
     r"\bincluye\w*", r"\bstamp\w*", r"\bmostra\w*", r"\bquot\w*", r"\btell\b", r"\bgive\b",
@@ -58,10 +58,20 @@ KEEP = alt(
     r"\bзапиш\w*", r"انسخ", r"احفظ", r"سجّل",
 )
 MEMORY_PLACE = alt(
-    r"\bnotes?\b", r"\bmemory\b", r"\bprofile\b", r"notizen\b", r"\bnotas\b", r"\bmemoria\b",
+    r"\bnotes?\b", r"\bmemory\b", r"\bprofiles?\b", r"\bprofil\w*", r"\bperfil\w*", r"プロフィール",
+    r"个人资料", r"档案", r"프로필", r"\bhồ sơ\b", r"\bпрофил\w*", r"الملف الشخصي", r"notizen\b", r"\bnotas\b", r"\bmemoria\b",
     r"\bmemória\b", r"\bmémoire\b", r"\bgedächtnis\b", r"\bappunti\b",
     r"笔记", r"筆記", r"记忆", r"メモ", r"ノート", r"記憶", r"노트", r"메모", r"기억",
     r"\bghi chú\b", r"\bbộ nhớ\b", r"\bзаметк\w*", r"\bпамят\w*", r"ملاحظات", r"الذاكرة",
+)
+
+# Where a shown value ends up in front of people: answers, replies, commit messages.
+OUTPUT_PLACE = alt(
+    r"\brepl(?:y|ies)\b", r"\banswers?\b", r"\bresponses?\b", r"\bcommit messages?\b", r"\bchat\b",
+    r"\bsummar(?:y|ies)\b", r"\bfooter\b", r"\bréponses?\b", r"\bmessages? de commit\b", r"\brésumé\b",
+    r"\bantwort\w*", r"\bcommit-nachricht\w*", r"\brespuestas?\b", r"\brespostas?\b", r"\brisposta\b",
+    r"回答", r"回复", r"答复", r"提交信息", r"返信", r"返答", r"답변", r"응답", r"\bcâu trả lời\b",
+    r"\bответ\w*", r"إجابة", r"الإجابة", r"رد",
 )
 
 SECRET_WORDS = alt(
@@ -79,7 +89,10 @@ SECRET_WORDS = alt(
 
 # The assistant's own rules, whatever the language calls them.
 RULES = alt(
-    r"\bsystem (?:prompt|message|rules)\b", r"\bwhat(?:ever)? (?:the|your) (?:system|rules|instructions)\b", r"\b(?:safety |security )?(?:rules|guidelines|policies|policy|instructions|directives|guardrails)\b",
+    r"\bsystem (?:prompt|message|rules)\b", r"\brestrictions\b", r"\bsafeguards\b", r"\blimits\b",
+    r"\bmessage système\b", r"\bmensaje del sistema\b", r"\bsystemnachricht\b", r"\bmensagem do sistema\b",
+    r"系统消息", r"システムメッセージ", r"시스템 메시지", r"\btin nhắn hệ thống\b", r"\bсистемное сообщение\b",
+    r"رسالة النظام", r"\bwhat(?:ever)? (?:the|your) (?:system|rules|instructions)\b", r"\b(?:safety |security )?(?:rules|guidelines|policies|policy|instructions|directives|guardrails)\b",
     r"\brègles\b", r"\bconsignes\b", r"\binstructions\b", r"\bdirectives\b", r"\bprompt système\b",
     r"\bregeln\b", r"\bsicherheitsregeln\b", r"\banweisungen\b", r"\bsystemprompt\b", r"\bvorgaben\b",
     r"\breglas\b", r"\binstrucciones\b", r"\bnormas\b", r"\bregras\b", r"\binstruções\b",
@@ -95,7 +108,8 @@ VOID = alt(
     r"\bno longer appl\w*", r"\bdo(?:es)?n'?t apply\b", r"\bdo(?:es)? not apply\b", r"\bvoid\b",
     r"\boptional\b", r"\bnull\b", r"\bsuspended\b", r"\boutrank\w*", r"\bsupersed\w*",
     r"\bignor\w*", r"\bdisregard\w*", r"\bforget\b", r"\boverrid\w*", r"\bbypass\w*",
-    r"\bnot (?:follow|obey)\w*", r"\bexception\b",
+    r"\bnot (?:follow|obey)\w*", r"\bexception\b", r"\blifted\b", r"\bremoved\b", r"\bwaived\b",
+    r"\brelaxed\b", r"\bturned off\b",
     r"\bne s'appliquent pas\b", r"\bne tiens? plus compte\b", r"\bne valent (?:pas|plus)\b",
     r"\boubli\w*", r"\bgelten\b.{0,30}\bnicht\b", r"\bnicht mehr\b", r"\bvergiss\w*", r"\bmissacht\w*",
     r"\bya no aplican?\b", r"\bno aplican?\b", r"\bolvid\w*", r"\bnão valem\b", r"\bnão se aplicam\b",
@@ -158,13 +172,15 @@ EVERYTHING = alt(
 IMPERSONATE = alt(
     r"\bas (?:if (?:it|they) (?:came|were|was) )?(?:coming )?(?:straight |directly )?from the (?:developer|owner|admin\w*|user)\b",
     r"\boutrank\w*", r"\bnot the real (?:owner|user)\b", r"\bvaut un ordre\b",
+    r"\boverrid\w* (?:the |what the )?user\b", r"\b(?:carry|carries|has|have|hold|holds) the (?:owner|admin\w*|developer)'?s? (?:authority|privileges|rights)\b",
     r"\bcomo si fueran órdenes\b", r"\bórdenes directas\b", r"\bals befehl\w* des\b",
 )
 
 # Hiding an action from the user: toward the user (strong) or merely quiet (weak: "the suite
 # silently skips GPU tests" is a fact).
 SECRECY_USER = alt(
-    r"\bwithout (?:telling|informing|notifying|alerting|bringing it up|mentioning|asking)\b",
+    r"\bwithout (?:saying|telling|informing|notifying|alerting|bringing|mentioning|asking|letting|a word)\b",
+    r"\bsin avisar\b", r"\bsans (?:rien dire|avertir)\b", r"\bohne bescheid\b", r"\bohne zu fragen\b",
     r"\b(?:don'?t|do not|never) (?:tell|mention|inform|notify|alert|let)\b(?: \w+){0,3} (?:user|them|anyone|this)",
     r"\bne (?:dis|dites) rien\b", r"\bsans (?:le )?(?:dire|prévenir)\b", r"\bsag\w* (?:dem \w+ )?nichts\b",
     r"\bohne es\b.{0,20}\bzu sagen\b", r"\bsin decírselo\b", r"\bno (?:le )?digas\b",
@@ -184,11 +200,11 @@ SECRECY_QUIET = alt(
 RULES_SCOPE = alt(
     r"\byour\b", r"\bsystem\b", r"\bsafety\b", r"\bsecurity\b", r"\bprevious\b", r"\babove\b",
     r"\bearlier\b", r"\bprior\b", r"\ball\b", r"\btes\b", r"\bvos\b", r"\bprécédentes\b",
-    r"\bdu système\b", r"\bsécurité\b", r"\bdeine\b", r"\bbisherigen\b", r"\bvorherigen\b",
+    r"\bdu système\b", r"\bsystème\b", r"\bsistema\b", r"\bsécurité\b", r"\bdeine\b", r"\bbisherigen\b", r"\bvorherigen\b",
     r"\bsicherheit\w*", r"\bsystem\w*", r"\btus\b", r"\banteriores\b", r"\bdel sistema\b",
     r"\bseguridad\b", r"\bsuas\b", r"\bdo sistema\b", r"\bsegurança\b", r"\bprecedenti\b",
     r"之前", r"以前", r"先前", r"系统", r"系統", r"安全", r"これまで", r"前の", r"システム", r"이전", r"시스템",
-    r"\btrước\b", r"\bhệ thống\b", r"\bcũ\b", r"\ban toàn\b", r"\bmọi\b", r"\btoutes\b", r"\balle\b",
+    r"\btrước\b", r"\bhệ thống\b", r"\bcũ\b", r"\bassistant'?s?\b", r"\bbuilt-?in\b", r"\ban toàn\b", r"\bmọi\b", r"\btoutes\b", r"\balle\b",
     r"\btodas\b", r"\btodos\b", r"所有", r"すべて", r"모든", r"안전", r"\bвсе\b", r"\bбезопасн\w*", r"جميع", r"كل",
     r"الأمان", r"السلامة", r"\bпрежн\w*", r"\bпредыдущ\w*", r"\bсистемн\w*",
     r"السابقة", r"النظام",
