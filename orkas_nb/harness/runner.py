@@ -51,6 +51,7 @@ from ..core.messages import (
     Message,
     TextBlock,
     ToolCallBlock,
+    ToolResultMessage,
     UserMessage,
     user_message,
 )
@@ -70,7 +71,7 @@ from .loop_guard import LoopGuard
 from .repair import interrupted_result, open_calls
 from .session import InMemorySession, Session
 from .tool_images import ImageMover
-from .tools import ToolContext, ToolRegistry
+from .tools import Taint, ToolContext, ToolRegistry
 from .turn import ContextPolicy, RunConfig, TurnState, _Emitter, _Stopper
 
 EXCERPT_CHARS = 2000
@@ -115,6 +116,10 @@ class Runner:
             ))
         self.context = context
         self.services = services or {}
+        # Untrusted content this agent has read (web pages, documents…): it stays in the
+        # context, so it taints every later turn of the runner; seeded from the session.
+        self.taint = Taint()
+        self._taint_seeded = False
         self._steer: deque[str] = deque()
         self._steer_lock = threading.Lock()
         self._accepting_steers = False
@@ -273,7 +278,10 @@ class Runner:
 
     async def _turn(self, prompt: str | UserMessage, turn: TurnState, emit: _Emitter) -> AsyncIterator[None]:
         message = prompt if isinstance(prompt, UserMessage) else user_message(prompt)
+        if not self._taint_seeded:
+            self._seed_taint()
         self.session.append(message)  # once, before any provider call (SPEC §6)
+        turn.turn_id = message.id
         if self.context is not None:  # earlier turns plus this prompt may already be past it
             async for _ in self._forward(self.context.after_tool_batch(turn), turn, emit):
                 yield
@@ -399,6 +407,7 @@ class Runner:
             return ToolContext(
                 workspace=self.workspace, abort=turn.abort, agent=self.name,
                 session=self.session.name, call_id=call.id, services=self.services,
+                turn_id=turn.turn_id, taint=self.taint,
             )
 
         for batch in batches(planned):
@@ -409,6 +418,8 @@ class Runner:
             async with aclosing(run_batch(batch, make_ctx)) as outcomes:
                 async for outcome in outcomes:
                     result = outcome.result
+                    if outcome.untrusted:
+                        self.taint.mark(result.name)
                     turn.stats.tool_calls += 1
                     if result.status == "rejected":
                         turn.stats.rejections += 1
@@ -432,6 +443,16 @@ class Runner:
                         raise unsaved
                     yield
                     turn.raise_if_stopped()
+
+    def _seed_taint(self) -> None:
+        """Results of untrusted-output tools already in the session (an earlier agent's turns)."""
+        self._taint_seeded = True
+        untrusted = {n for n in self.tools.names()
+                     if getattr(self.tools.get(n), "untrusted_output", False)}
+        if untrusted:
+            for m in self.session.messages:
+                if isinstance(m, ToolResultMessage) and m.name in untrusted:
+                    self.taint.mark(m.name)
 
     def _fold_steers(self, emit: _Emitter, *, last: bool = False, force: bool = False) -> bool:
         """Append queued steer messages. ``last``: the turn ends if there are none, decided

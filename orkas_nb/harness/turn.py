@@ -69,6 +69,7 @@ class TurnState:
     stop_reason: str = "end_turn"
     # Set when the consumer stopped reading: the turn ends at its next event, like a Stop.
     abandoned: bool = False
+    turn_id: str = ""  # the id of the user message that started the turn
 
     def raise_if_stopped(self) -> None:
         """Called where the turn resumes after handing events over: Stop pressed meanwhile

@@ -343,8 +343,8 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
         first = sure[0]
         return Verdict(
             False,
-            f"the entry is refused because {first.reason}. Memory holds facts and preferences, "
-            "never commands, secrets or changes to the assistant's rules.",
+            f"{first.reason}; memory holds facts and preferences, never commands, secrets or "
+            "changes to the assistant's rules",
             first.category,
         )
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
