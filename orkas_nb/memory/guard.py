@@ -12,13 +12,20 @@ later sessions. A write is rejected, with a reason the model sees, when it
 - phrases a prompt injection (English, French, Spanish, German, Italian, Portuguese, Dutch,
   Russian, Chinese, Japanese, Korean, Arabic, Hindi), or impersonates chat-template markup;
 - carries a secret-exfiltration command (a network sender fed from a secret source, or an
-  instruction to send credentials somewhere), or a secret itself (API keys, private keys).
+  instruction to send credentials somewhere), or a secret itself (API keys, private keys);
+- has a *sure* finding of the structural detectors (:mod:`.guard_detectors`): destructive or
+  download-and-run commands, a secret together with a sink, claims about approvals, identity
+  or the assistant's rules, secrecy towards the user, encoded or reversed payloads.
 
 Patterns run on a normalised copy (NFKC, case-folded, invisible characters removed,
 whitespace collapsed; a second copy with common Cyrillic/Greek look-alikes mapped to Latin, a
 third with letters only), so spacing and look-alike tricks do not slip past them. Text that
 merely *mentions* instructions, code or commands is fine: the patterns need the imperative
-shape of an attack.
+shape of an attack. The phrase patterns are one layer; the detectors, the consent asked after
+untrusted content and the optional judge (:mod:`.guard_judge`) are the others.
+
+Measured on ``tests/data/memory_guard`` (hand-written, 11 languages, committed before the
+detectors, tuned on its ``tune`` half): see ``tests/memory/test_guard_corpus.py``.
 """
 
 from __future__ import annotations

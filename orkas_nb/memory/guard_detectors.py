@@ -128,6 +128,8 @@ def shell_findings(flat: str) -> list[Finding]:
         out.append(Finding("download_exec", "it pipes downloaded code into an interpreter"))
     elif _SCRIPT_URL.search(flat) and (_EXECUTE.search(flat) or _INTERPRETER.search(flat)):
         out.append(Finding("download_exec", "it asks to run a script fetched from the network"))
+    elif _URL.search(flat) and re.search(r"\bpipe\w*|\|", flat) and _INTERPRETER.search(flat):
+        out.append(Finding("download_exec", "it feeds a download to an interpreter"))
     elif _DOWNLOAD.search(flat) and _URL.search(flat) and _EXECUTE.search(flat):
         out.append(Finding("download_exec", "it asks to download something and run it", sure=False))
     if _REMOTE_ACCESS.search(flat):
@@ -154,7 +156,7 @@ _SECRET_REF = _c(
     r"\.pgpass\b|\.git-credentials\b|\.kube/config\b|\.docker/config\.json|\.npmrc\b|\.pypirc\b|"
     r"\bkaggle\.json\b|application_default_credentials|/etc/shadow\b|(?<![\w.])\.env\b(?!\.)|"
     r"\bsecrets?\.(?:ya?ml|json|toml)\b|\bcredentials\.json\b|\bkeychain\b|\.gnupg\b|"
-    r"~/\.ssh\b|\bssh\b.{0,6}(?:keys?|鍵|키)|\b(?:ssh|private|secret|access) key"
+    r"~/\.ssh\b|\bssh\b.{0,6}(?:keys?|鍵|키)|\b(?:ssh|private|secret|access) key|\bwhoami\b|\buname\b|\bifconfig\b"
 )
 _SECRET_WORD = _c(L.SECRET_WORDS)
 _NETWORK_SINK = _c(
@@ -170,6 +172,7 @@ _ENV_SECRET_FLAT = _c(
 )
 _NEG = _c(L.NEGATION + r"(?!\W*(?:forget|fail|omit|hesitate|neglect)\b)\W*(?:\w+\W+){0,3}$")
 _OUTPUT = _c(L.OUTPUT_PLACE)
+_VALUE_OF = _c(L.VALUE_OF)
 
 
 def _affirmed(pattern: re.Pattern[str], flat: str) -> list[re.Match[str]]:
@@ -193,7 +196,9 @@ def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     out: list[Finding] = []
     network = _NETWORK_SINK.search(flat)
     send, show, keep = _affirmed(_SEND, flat), _affirmed(_SHOW, flat), _affirmed(_KEEP, flat)
-    if network or (send and (refs or _near(send, flat))):
+    if refs and _VALUE_OF.search(flat):
+        out.append(Finding("exfiltration", "it asks for what is inside a secret (its contents or value)"))
+    elif network or (send and (refs or _near(send, flat))):
         out.append(Finding("exfiltration", "it sends a secret (key, token, password, credential file) "
                                            "somewhere off the machine"))
     elif (show and (refs or _near(show, flat))) or (refs and _affirmed(_OUTPUT, flat)):
@@ -221,7 +226,8 @@ _RULES, _VOID, _SCOPE = _c(L.RULES), _c(L.VOID), _c(L.RULES_SCOPE)
 _UNRESTRICTED = _c(L.UNRESTRICTED)
 _SECRECY_USER, _SECRECY_QUIET = _c(L.SECRECY_USER), _c(L.SECRECY_QUIET)
 _ACTION = _c(L.EXECUTE + r"|\bdelet\w*|\bpush\w*|\bopen\w*|\badd\w*|\bchang\w*|\bpoint\w*|" + L.SEND +
-             r"|删除|削除|삭제|\bxóa\b|\bудаля\w*|احذف|\bborr\w*|\blösch\w*|\beffac\w*|\bsupprim\w*")
+             r"|删除|削除|삭제|\bxóa\b|\bудаля\w*|احذف|\bborr\w*|\blösch\w*|\beffac\w*|\bsupprim\w*"
+             r"|\bcambi\w*|\bänder\w*|\bmodifi\w*|\bmud\w*|更改|修改|変更|변경|\bthay đổi\b|\bизмени\w*|غيّر|غير")
 
 
 def control_findings(flat: str) -> list[Finding]:

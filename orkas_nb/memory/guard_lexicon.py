@@ -32,6 +32,10 @@ SHOW = alt(
     r"\bausgeb\w*", r"\banzeig\w*", r"\bmuestr\w*", r"\bimprim\w*", r"\bmostr\w*", r"\bexib\w*",
     r"\bincluye\w*", r"\bstamp\w*", r"\bmostra\w*", r"\bquot\w*", r"\btell\b", r"\bgive\b",
     r"\brepeat\w*", r"\bread (?:it )?out\b", r"\bspell\w*", r"\bwrite out\b", r"\bcit\w*",
+    r"\battach\w*", r"\binsert\w*", r"\bembed\w*", r"\bput\b", r"\bjoin\w*", r"\bfüg\w*", r"\bhänge?\w* an\b",
+    r"\binsér\w*", r"\bjoins?\b", r"\binsert[ae]\w*", r"\badjunt\w*", r"\banex\w*", r"\ballega\w*", r"\bchèn\b",
+    r"\bđính kèm\b", r"\bвставь\w*", r"\bприложи\w*", r"插入", r"附加", r"加上", r"貼り付け", r"添付", r"挿入",
+    r"첨부", r"삽입", r"붙여", r"أدرج", r"أرفق",
     r"打印", r"输出", r"輸出", r"显示", r"顯示", r"附在", r"附上", r"贴出", r"表示", r"出力", r"書き出",
     r"출력", r"표시", r"보여", r"\bin ra\b", r"\bhiển thị\b", r"\bвывод\w*", r"\bвыводи\b",
     r"\bпокаж\w*", r"\bпечата\w*", r"اطبع", r"اعرض", r"أظهر",
@@ -53,7 +57,7 @@ KEEP = alt(
     r"\bcop\w*", r"\bsav\w*", r"\bstor\w*", r"\bkeep\w*", r"\bremember\w*", r"\bwrit\w*", r"\brecord\w*",
     r"\brecopi\w*", r"\bgard\w*", r"\benregistr\w*", r"\bkopier\w*", r"\bspeicher\w*",
     r"\bmerk\w*", r"\bguard\w*", r"\banot\w*", r"\bsalv\w*", r"\bcopi\w*",
-    r"抄", r"复制", r"複製", r"记下", r"記下", r"保存", r"存到", r"写入", r"コピー", r"控え", r"書", r"복사",
+    r"抄", r"复制", r"複製", r"记下", r"记在", r"记到", r"记录", r"写在", r"存在", r"放在", r"記下", r"保存", r"存到", r"写入", r"コピー", r"控え", r"書", r"복사",
     r"저장", r"적어", r"\bsao chép\b", r"\blưu\b", r"\bghi\b", r"\bскопиру\w*", r"\bсохран\w*",
     r"\bзапиш\w*", r"انسخ", r"احفظ", r"سجّل",
 )
@@ -67,11 +71,22 @@ MEMORY_PLACE = alt(
 
 # Where a shown value ends up in front of people: answers, replies, commit messages.
 OUTPUT_PLACE = alt(
+    r"\btrả lời\b", r"\breports?\b", r"\bissues?\b", r"\be-?mails?\b", r"\bzusammenfassung\w*", r"\bcorreos?\b",
     r"\brepl(?:y|ies)\b", r"\banswers?\b", r"\bresponses?\b", r"\bcommit messages?\b", r"\bchat\b",
     r"\bsummar(?:y|ies)\b", r"\bfooter\b", r"\bréponses?\b", r"\bmessages? de commit\b", r"\brésumé\b",
     r"\bantwort\w*", r"\bcommit-nachricht\w*", r"\brespuestas?\b", r"\brespostas?\b", r"\brisposta\b",
     r"回答", r"回复", r"答复", r"提交信息", r"返信", r"返答", r"답변", r"응답", r"\bcâu trả lời\b",
     r"\bответ\w*", r"إجابة", r"الإجابة", r"رد",
+)
+
+# "The contents of ~/.aws/credentials", "the value of GITHUB_TOKEN": a benign fact says where a
+# secret is; only an order needs what is inside it.
+VALUE_OF = alt(
+    r"\b(?:the )?(?:contents?|values?|text|output) of\b", r"\bwhatever\b.{0,40}\bis set to\b",
+    r"\b(?:le )?contenu d[eu]\b", r"\bla valeur d[eu]\b", r"\bden inhalt\b", r"\bden wert\b",
+    r"\bel contenido de\b", r"\bel valor de\b", r"\bo conteúdo d\w*", r"\bo valor d\w*", r"\bil contenuto d\w*",
+    r"\bil valore d\w*", r"的内容", r"里的内容", r"的值", r"の中身", r"の内容", r"の値", r"내용", r"값",
+    r"\bgiá trị\b", r"\bnội dung\b", r"\bсодержимое\b", r"\bзначение\b", r"محتوى", r"قيمة",
 )
 
 SECRET_WORDS = alt(
@@ -89,7 +104,9 @@ SECRET_WORDS = alt(
 
 # The assistant's own rules, whatever the language calls them.
 RULES = alt(
-    r"\bsystem (?:prompt|message|rules)\b", r"\brestrictions\b", r"\bsafeguards\b", r"\blimits\b",
+    r"\bsystem (?:prompt|message|rules)\b", r"\brestrictions\b", r"\bsafeguards\b", r"\blimits\b", r"\bguidance\b", r"\bdirections\b",
+    r"\bbeschränkungen\b", r"\beinschränkungen\b", r"\brestricciones\b", r"\brestrições\b", r"\brestrizioni\b",
+    r"限制", r"制限", r"제한", r"\bgiới hạn\b", r"\bограничени\w*", r"قيود",
     r"\bmessage système\b", r"\bmensaje del sistema\b", r"\bsystemnachricht\b", r"\bmensagem do sistema\b",
     r"系统消息", r"システムメッセージ", r"시스템 메시지", r"\btin nhắn hệ thống\b", r"\bсистемное сообщение\b",
     r"رسالة النظام", r"\bwhat(?:ever)? (?:the|your) (?:system|rules|instructions)\b", r"\b(?:safety |security )?(?:rules|guidelines|policies|policy|instructions|directives|guardrails)\b",
@@ -109,7 +126,9 @@ VOID = alt(
     r"\boptional\b", r"\bnull\b", r"\bsuspended\b", r"\boutrank\w*", r"\bsupersed\w*",
     r"\bignor\w*", r"\bdisregard\w*", r"\bforget\b", r"\boverrid\w*", r"\bbypass\w*",
     r"\bnot (?:follow|obey)\w*", r"\bexception\b", r"\blifted\b", r"\bremoved\b", r"\bwaived\b",
-    r"\brelaxed\b", r"\bturned off\b",
+    r"\brelaxed\b", r"\bturned off\b", r"\boutdated\b", r"\bobsolete\b", r"\bshould not be followed\b",
+    r"\bno longer valid\b", r"\bheb\w*\b.{0,40}\bauf\b", r"\baufgehoben\b", r"\blevée?s?\b", r"\blevantad\w*",
+    r"\bsuspend\w*", r"取消", r"解除", r"해제", r"\bgỡ bỏ\b", r"\bснят\w*", r"رفع", r"\bотменены\b",
     r"\bne s'appliquent pas\b", r"\bne tiens? plus compte\b", r"\bne valent (?:pas|plus)\b",
     r"\boubli\w*", r"\bgelten\b.{0,30}\bnicht\b", r"\bnicht mehr\b", r"\bvergiss\w*", r"\bmissacht\w*",
     r"\bya no aplican?\b", r"\bno aplican?\b", r"\bolvid\w*", r"\bnão valem\b", r"\bnão se aplicam\b",
@@ -133,7 +152,13 @@ APPROVAL = alt(
 LOWER = alt(
     r"\bpre-?approv\w*", r"\balready\b", r"\bin advance\b", r"\bahead of time\b", r"\bstanding\b",
     r"\b(?:never|don'?t|do not|stop)\s+(?:show|display|raise|open|ask|prompt|wait)\w*", r"\bno need\b",
-    r"\bblanket\b", r"\bgeneral (?:approval|consent|permission)\b", r"\bskip\w*", r"\bomit\w*", r"\bwaiv\w*",
+    r"\bblanket\b", r"\bgeneral (?:approval|consent|permission)\b", r"\bon (?:the user'?s|their|his|her) behalf\b",
+    r"\bformality\b", r"\b(?:reply|answer|respond|click|press)\w*\b.{0,20}\b(?:yes|allow|accept|approve)\b",
+    r"\bno longer (?:needed|necessary|required)\b", r"\bnot (?:needed|necessary|required)\b", r"\bpermanent\w*",
+    r"\bonce and for all\b", r"\bfor good\b", r"\blong-?term\b", r"\bplus nécessaires?\b", r"\bune fois pour toutes\b",
+    r"\bnicht mehr nötig\b", r"\bdauerhaft\w*", r"\bya no (?:son|es) necesari\w*", r"\bpermanente\w*",
+    r"\bnão (?:são|é) mais necessári\w*", r"不需要", r"不必", r"长期", r"長期", r"永久", r"已获得", r"필요 없", r"영구",
+    r"\bне нужн\w*", r"\bбессрочн\w*", r"لا داعي", r"لا حاجة", r"دائمة", r"\bskip\w*", r"\bomit\w*", r"\bwaiv\w*",
     r"省略", r"省く", r"スキップ", r"跳过", r"略过", r"생략", r"건너뛰", r"\bпропуска\w*", r"تخطي", r"\bsautez?\b",
     r"\bignor\w*", r"\büberspring\w*", r"\bomite?\b", r"\bsalt(?:a|e|ar)\b", r"\bnot needed\b", r"\bunnecessary\b",
     r"\bwithout (?:asking|confirm\w*|approval|checking|the usual)\b", r"\byourself\b",
@@ -151,7 +176,9 @@ LOWER = alt(
 # Authority nouns for identity claims and impersonation channels.
 AUTHORITY = alt(
     r"\badmin\w*", r"\bowner\b", r"\broot\b", r"\bsysadmin\b", r"\bsuperuser\b", r"\bdeveloper\b",
-    r"\bsecurity team\b", r"\bteam lead\b", r"\breal user\b", r"\breal owner\b",
+    r"\bsecurity team\b", r"\bteam lead\b", r"\breal user\b", r"\breal owner\b", r"\bentwickler\b",
+    r"\bdéveloppeur\b", r"\bdesarrollador\b", r"\bdesenvolvedor\b", r"\bsviluppatore\b", r"开发者", r"開発者", r"개발자",
+    r"\bnhà phát triển\b", r"\bразработчик\w*", r"مطور",
     r"\badministrateur\b", r"\bpropriétaire\b", r"\béquipe sécurité\b", r"\bbesitzer\b", r"\binhaber\b",
     r"\badministrador\b", r"\bpropietario\b", r"\bdueño\b", r"\bdono\b", r"\bproprietario\b",
     r"管理员", r"管理員", r"所有者", r"管理者", r"オーナー", r"관리자", r"소유자",
@@ -159,7 +186,7 @@ AUTHORITY = alt(
 )
 FIRST_PERSON = alt(
     r"\bi am\b", r"\bi'm\b", r"\bje suis\b", r"\bich bin\b", r"\bsoy\b", r"\beu sou\b", r"\bsono\b",
-    r"我是", r"私は", r"僕は", r"저는", r"나는", r"\btôi là\b", r"\bя\b", r"أنا",
+    r"我是", r"我才是", r"私は", r"私が", r"僕は", r"저는", r"나는", r"내가", r"\btôi là\b", r"\bя\b", r"أنا",
 )
 # "Anything", "every command": the scope an attacker grants.
 EVERYTHING = alt(
@@ -173,6 +200,8 @@ IMPERSONATE = alt(
     r"\bas (?:if (?:it|they) (?:came|were|was) )?(?:coming )?(?:straight |directly )?from the (?:developer|owner|admin\w*|user)\b",
     r"\boutrank\w*", r"\bnot the real (?:owner|user)\b", r"\bvaut un ordre\b",
     r"\boverrid\w* (?:the |what the )?user\b", r"\b(?:carry|carries|has|have|hold|holds) the (?:owner|admin\w*|developer)'?s? (?:authority|privileges|rights)\b",
+    r"\bspeaks? for the (?:owner|user|admin\w*|developer)\b", r"\bon behalf of the (?:owner|admin\w*|developer)\b",
+    r"\btakes? precedence over\b", r"ユーザーより.{0,20}優先", r"优先于用户", r"사용자보다 우선",
     r"\bcomo si fueran órdenes\b", r"\bórdenes directas\b", r"\bals befehl\w* des\b",
 )
 
@@ -180,7 +209,7 @@ IMPERSONATE = alt(
 # silently skips GPU tests" is a fact).
 SECRECY_USER = alt(
     r"\bwithout (?:saying|telling|informing|notifying|alerting|bringing|mentioning|asking|letting|a word)\b",
-    r"\bsin avisar\b", r"\bsans (?:rien dire|avertir)\b", r"\bohne bescheid\b", r"\bohne zu fragen\b",
+    r"\bsin avisar\b", r"\bno need to (?:mention|tell|say|inform|bring)\w*", r"\bsans (?:rien dire|avertir)\b", r"\bohne bescheid\b", r"\bohne zu fragen\b",
     r"\b(?:don'?t|do not|never) (?:tell|mention|inform|notify|alert|let)\b(?: \w+){0,3} (?:user|them|anyone|this)",
     r"\bne (?:dis|dites) rien\b", r"\bsans (?:le )?(?:dire|prévenir)\b", r"\bsag\w* (?:dem \w+ )?nichts\b",
     r"\bohne es\b.{0,20}\bzu sagen\b", r"\bsin decírselo\b", r"\bno (?:le )?digas\b",
@@ -191,7 +220,8 @@ SECRECY_USER = alt(
 SECRECY_QUIET = alt(
     r"\bsilently\b", r"\bquietly\b", r"\bsecretly\b", r"\bcovertly\b", r"\bin the background\b",
     r"\bunprompted\b", r"\bslip\b", r"\bdiscrètement\b", r"\ben cachette\b", r"\bheimlich\b",
-    r"\bunbemerkt\b", r"\ben secreto\b", r"\ba escondidas\b", r"\bescondido\b", r"\bdi nascosto\b",
+    r"\bunbemerkt\b", r"\bstillschweigend\b", r"\ben silencio\b", r"\ben silence\b", r"\bin silence\b",
+    r"\bem silêncio\b", r"\bin silenzio\b", r"\bмолча\b", r"بصمت", r"静かに", r"默默", r"조용히", r"\ben secreto\b", r"\ba escondidas\b", r"\bescondido\b", r"\bdi nascosto\b",
     r"偷偷", r"悄悄", r"暗中", r"こっそり", r"몰래", r"\bâm thầm\b", r"\blặng lẽ\b",
     r"\bтихо\b", r"\bтайно\b", r"\bнезаметно\b", r"سراً", r"سرا",
 )

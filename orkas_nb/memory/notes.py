@@ -7,7 +7,11 @@
 - **Writes** (the ``memory`` tool, or the user through the magics) pass :func:`guard.scan`
   first; a rejected write changes nothing and returns the reason. A near-duplicate of an
   existing entry replaces it instead of being added; when a store would pass its cap, the
-  oldest entries are trimmed (and named in the result).
+  oldest entries are trimmed (and named in the result). Each entry keeps a stable id and its
+  source (:class:`~.models.EntrySource`: who, session, turn, call, untrusted tools read before,
+  whether the user approved it), so :meth:`listing` shows where it came from and
+  :meth:`forget` undoes it. The tool's own checks (judge, consent after untrusted content) are
+  in :mod:`.tools`.
 - **Reads**: :meth:`system_block` renders both stores into one text block for the system
   prompt. It is a pure function of the stored entries, so it is byte-identical from turn to
   turn until memory changes (prompt caches stay warm).
