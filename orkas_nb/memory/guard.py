@@ -41,6 +41,7 @@ from .guard_detectors import (
     rearranged,
     secret_findings,
     shell_findings,
+    signal_findings,
 )
 
 
@@ -292,7 +293,7 @@ def findings(text: str) -> list[Finding]:
     """Every detector on the entry and on the copies that undo disguises (see the docstrings)."""
     nfkc = unicodedata.normalize("NFKC", text)
     flat = normalise(text)
-    found = _all_detectors(nfkc, flat)
+    found = _all_detectors(nfkc, flat) + signal_findings(flat)
     confusable = flat.translate(_CONFUSABLES)
     if confusable != flat:
         found += _all_detectors(nfkc.translate(_CONFUSABLES), confusable)

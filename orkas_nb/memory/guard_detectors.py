@@ -258,6 +258,31 @@ def control_findings(flat: str) -> list[Finding]:
 
 
 # ---------------------------------------------------------------------------------------------
+# weak signals: what the structures above could not pin down
+
+_FAMILIES = {
+    "addressed to the assistant": _c(L.ADDRESSED),
+    "about approvals, rules or authority": _c(L.APPROVAL + "|" + L.RULES + "|" + L.AUTHORITY +
+                                              r"|\bsandbox\w*|\bsudo\b|\bprivileg\w*|\bprompts?\b"),
+    "meant for every later session": _c(L.PERSIST),
+    "setting something aside": _c(L.VOID + "|" + L.LOWER + "|" + L.TREAT_AS),
+    "a command or a network address": _c(
+        r"\b(?:rm|curl|wget|dd|mkfs\S*|crontab|truncate|drop|chmod|chown|nc|scp|git push|eval|exec|iex|"
+        r"bash|sh|powershell)\b|\bhttps?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+\.[a-z]"),
+    "about secrets": _c(L.SECRET_WORDS + r"|\b[a-z0-9]+_(?:api_?key|key|token|secret|password)\b|~/\.ssh|"
+                                         r"\.env\b|credentials|recovery codes?|\b2fa\b|passphrase"),
+}
+
+
+def signal_findings(flat: str) -> list[Finding]:
+    """A doubtful finding when two or more weak-signal families meet (a judge may decide)."""
+    hits = [name for name, pattern in _FAMILIES.items() if pattern.search(flat)]
+    if len(hits) < 2:
+        return []
+    return [Finding("weak_signals", "it is " + " and ".join(hits), sure=False)]
+
+
+# ---------------------------------------------------------------------------------------------
 # obfuscation: decoded and rearranged copies
 
 _B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")

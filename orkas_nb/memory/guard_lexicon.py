@@ -261,3 +261,21 @@ EXECUTE = alt(
     r"执行", r"執行", r"运行", r"運行", r"実行", r"실행", r"\bchạy\b", r"\bзапуст\w*", r"\bвыполн\w*",
     r"شغّل", r"نفّذ", r"نفذ",
 )
+
+# Weak signals: none decides alone; two or more families in one entry send it to the judge.
+ADDRESSED = alt(
+    r"\b(?:you|your|yourself|assistant|agent|tu|vous|ton|tes|du|dich|dir|dein\w*|tú|tus|usted|você|seu|sua)\b",
+    r"你", r"あなた", r"당신", r"\bbạn\b", r"\bты\b", r"\bвы\b", r"أنت", r"المساعد",
+)
+PERSIST = alt(
+    r"\bevery (?:session|time|reply|answer|response|task|deploy|run)\b", r"\bwhenever\b",
+    r"\beach (?:time|session|morning|new)\b", r"\bfrom now on\b", r"\bnext time\b", r"\bin (?:the )?future\b",
+    r"\balways\b", r"\bany (?:rule|file|message|text)\b", r"\bà chaque\b", r"\bchaque fois\b", r"\bdésormais\b",
+    r"\bjedes? (?:mal|sitzung)\b", r"\bab sofort\b", r"\bcada (?:vez|sesión|sessão)\b", r"\bsempre\b",
+    r"\bsiempre\b", r"\bogni volta\b", r"每次", r"以后", r"今後", r"毎回", r"매번", r"앞으로", r"\bmỗi (?:khi|lần)\b",
+    r"\bкаждый раз\b", r"\bвпредь\b", r"كل مرة", r"دائماً",
+)
+TREAT_AS = alt(
+    r"\btreat\w*\b.{0,60}\bas\b", r"\bconsider\w*\b.{0,60}\bas\b", r"\bas if\b", r"\bpretend\w*", r"\bcomme si\b",
+    r"\bals ob\b", r"\bcomo si\b", r"\bcomo se\b", r"当作", r"として扱", r"처럼", r"\bcoi như\b", r"\bкак будто\b", r"كأن",
+)
