@@ -83,7 +83,7 @@ class MemoryJudge:
                                           self.timeout_s)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # fail closed: an unreachable judge keeps nothing out of sight
+        except Exception as exc:  # noqa: BLE001 - fail closed: an unreachable judge keeps nothing out of sight
             return JudgeDecision(refuse=True, reason=(
                 f"the memory judge could not be asked ({type(exc).__name__}: {str(exc)[:120]}), so "
                 "the entry was not saved; try again later or ask the user to add it"))

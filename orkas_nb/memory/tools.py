@@ -141,8 +141,8 @@ async def _consent(
     sources = ", ".join(ctx.taint.sources)
     request = ApprovalRequest(
         kind="memory", category=UNTRUSTED_MEMORY_WRITE, subject=f"{action} {target}: {subject}",
-        reasons=[f"this run read content nobody vouches for ({sources}); memory goes into the "
-                 "system prompt of every later session, so a planted entry would persist"],
+        reasons=[(f"this run read content nobody vouches for ({sources}); memory goes into the "
+                  "system prompt of every later session, so a planted entry would persist")],
         scope_key=f"{UNTRUSTED_MEMORY_WRITE}:{ctx.agent}",
         scope_text="memory writes after untrusted content, for the rest of this run",
         tool="memory", agent=ctx.agent, call_id=ctx.call_id,
