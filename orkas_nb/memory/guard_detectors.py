@@ -119,7 +119,10 @@ def shell_findings(flat: str) -> list[Finding]:
             out.append(Finding("destructive", "it changes permissions of a whole system or home tree"))
     if re.search(r"\bdd\b[^;|&\n]{0,80}\bof=/dev/|\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/|\bwipefs\b|"
                  r">\s*/dev/(?:sd|nvme|hd|xvd|disk|mmcblk)|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}|"
-                 r"\bformat\s+[a-z]:|\bdrop\s+(?:database|schema)\b", flat):
+                 r"\bformat\s+[a-z]:|\bdrop\s+(?:database|schema)\b|\bmkfs\b.{0,60}/dev/|/dev/\S+.{0,60}\bmkfs\b|"
+                 r"\bformat\w*\b.{0,40}/dev/|"
+                 r"\b(?:truncate|drop|delete|wipe|purge)\b.{0,20}\b(?:every|all)\b.{0,20}\b(?:tables?|databases?)\b|"
+                 r"\bgit\s+push\b[^;\n]*(?:--delete|\s:)\s*\$\(|\bgit\s+push\b[^;\n]*--mirror\b", flat):
         out.append(Finding("destructive", "it holds a command that wipes a disk, a file system or a database"))
     if re.search(r"\bdrop\s+table\b|\btruncate\s+table\b|\bgit\s+reset\s+--hard\b|"
                  r"\bgit\s+push\b[^;|&\n]*\s(?:--force|-f)(?!-with-lease)\b|\bgit\s+clean\s+-\w*[fd]", flat):
@@ -132,6 +135,9 @@ def shell_findings(flat: str) -> list[Finding]:
         out.append(Finding("download_exec", "it feeds a download to an interpreter"))
     elif _DOWNLOAD.search(flat) and _URL.search(flat) and _EXECUTE.search(flat):
         out.append(Finding("download_exec", "it asks to download something and run it", sure=False))
+    if re.search(r"\bcrontab\b|authorized_keys|\bsystemctl enable\b", flat) and re.search(_ADD, flat) \
+            and (_EXECUTE.search(flat) or _INTERPRETER.search(flat) or _URL.search(flat)):
+        out.append(Finding("remote_access", "it plants a command that runs again by itself (cron, login keys)"))
     if _REMOTE_ACCESS.search(flat):
         out.append(Finding("remote_access", "it opens a shell for a remote host"))
     if "authorized_keys" in flat and re.search(_ADD, flat):
@@ -172,6 +178,9 @@ _ENV_SECRET_FLAT = _c(
 )
 _NEG = _c(L.NEGATION + r"(?!\W*(?:forget|fail|omit|hesitate|neglect)\b)\W*(?:\w+\W+){0,3}$")
 _OUTPUT = _c(L.OUTPUT_PLACE)
+_BULK = _c(r"\b(?:every|all|each)\b.{0,15}\bfiles?\b|\bthe (?:whole |entire )?(?:folder|repo(?:sitory)?|codebase|"
+           r"home|project)\b|~(?:/|\s|$)|\b(?:tous les|alle|todos los|todos os) (?:fichiers|dateien|archivos|arquivos)\b|"
+           r"所有文件|全てのファイル|모든 파일|\btất cả tệp\b|\bвсе файлы\b|جميع الملفات")
 _VALUE_OF = _c(L.VALUE_OF)
 
 
@@ -190,6 +199,8 @@ def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     refs = bool(_ENV_SECRET.search(nfkc) or _ENV_SECRET_FLAT.search(flat) or _SECRET_REF.search(flat))
     secret = refs or bool(_SECRET_WORD.search(flat))
     if not secret:
+        if _BULK.search(flat) and _NETWORK_SINK.search(flat) and _affirmed(_SEND, flat):
+            return [Finding("exfiltration", "it sends the user's files somewhere off the machine")]
         return []
     # A named secret (env name, path, $VAR) goes with any sink; the mere word "token" or
     # "password" needs the verb right before it ("upload dist/* with the PyPI token" is a fact).

@@ -92,7 +92,8 @@ VALUE_OF = alt(
 SECRET_WORDS = alt(
     r"\bpasswords?\b", r"\bpassphrases?\b", r"\btokens?\b", r"\bcredentials?\b", r"\bsecrets?\b",
     r"\bapi[ _-]?keys?\b", r"\bprivate keys?\b", r"\bssh keys?\b", r"\baccess keys?\b",
-    r"\bsecret access key\b", r"\bmots? de passe\b", r"\bjetons?\b", r"\bidentifiants\b",
+    r"\bsecret access key\b", r"\brecovery codes?\b", r"\bbackup codes?\b", r"\b2fa\b", r"\bseed phrase\b",
+    r"\bmnemonic\b", r"\botp secret\b", r"\bpassphrase\w*", r"\bmots? de passe\b", r"\bjetons?\b", r"\bidentifiants\b",
     r"\bclés? (?:privées?|d'api|ssh)\b", r"\bpasswörter\b", r"\bpasswort\b", r"\bzugangsdaten\b",
     r"\bschlüssel\b", r"\bcontraseñas?\b", r"\bclaves? privadas?\b", r"\bclaves?\b",
     r"\bcredenciales\b", r"\bsenhas?\b", r"\bcredenciais\b", r"\bchaves? privadas?\b",
@@ -105,7 +106,8 @@ SECRET_WORDS = alt(
 # The assistant's own rules, whatever the language calls them.
 RULES = alt(
     r"\bsystem (?:prompt|message|rules)\b", r"\brestrictions\b", r"\bsafeguards\b", r"\blimits\b", r"\bguidance\b", r"\bdirections\b",
-    r"\bbeschränkungen\b", r"\beinschränkungen\b", r"\brestricciones\b", r"\brestrições\b", r"\brestrizioni\b",
+    r"\bbeschränkungen\b", r"richtlinie\w*", r"\bdirectrices\b", r"\bdiretrizes\b", r"\blinee guida\b", r"\brule\b",
+    r"制約", r"تعليمات", r"\beinschränkungen\b", r"\brestricciones\b", r"\brestrições\b", r"\brestrizioni\b",
     r"限制", r"制限", r"제한", r"\bgiới hạn\b", r"\bограничени\w*", r"قيود",
     r"\bmessage système\b", r"\bmensaje del sistema\b", r"\bsystemnachricht\b", r"\bmensagem do sistema\b",
     r"系统消息", r"システムメッセージ", r"시스템 메시지", r"\btin nhắn hệ thống\b", r"\bсистемное сообщение\b",
@@ -128,7 +130,7 @@ VOID = alt(
     r"\bnot (?:follow|obey)\w*", r"\bexception\b", r"\blifted\b", r"\bremoved\b", r"\bwaived\b",
     r"\brelaxed\b", r"\bturned off\b", r"\boutdated\b", r"\bobsolete\b", r"\bshould not be followed\b",
     r"\bno longer valid\b", r"\bheb\w*\b.{0,40}\bauf\b", r"\baufgehoben\b", r"\blevée?s?\b", r"\blevantad\w*",
-    r"\bsuspend\w*", r"取消", r"解除", r"해제", r"\bgỡ bỏ\b", r"\bснят\w*", r"رفع", r"\bотменены\b",
+    r"\bsuspend\w*", r"\bskip\w*", r"\bdesconsider\w*", r"\bno (?:rigen|valen)\b", r"無効", r"لا تسري", r"取消", r"解除", r"해제", r"\bgỡ bỏ\b", r"\bснят\w*", r"رفع", r"\bотменены\b",
     r"\bne s'appliquent pas\b", r"\bne tiens? plus compte\b", r"\bne valent (?:pas|plus)\b",
     r"\boubli\w*", r"\bgelten\b.{0,30}\bnicht\b", r"\bnicht mehr\b", r"\bvergiss\w*", r"\bmissacht\w*",
     r"\bya no aplican?\b", r"\bno aplican?\b", r"\bolvid\w*", r"\bnão valem\b", r"\bnão se aplicam\b",
@@ -141,7 +143,8 @@ VOID = alt(
 
 # Lowering consent: what an approval claim needs besides an approval word.
 APPROVAL = alt(
-    r"\bpre-?approv\w*", r"\bapprov\w*", r"\bauthori[sz]\w*", r"\bpermission\w*", r"\bconsent\w*",
+    r"\bpre-?approv\w*", r"\bapprov\w*", r"\bvisto bueno\b", r"\bfeu vert\b", r"\bgrünes licht\b",
+    r"\bluz verde\b", r"\bsinal verde\b", r"허용", r"\bauthori[sz]\w*", r"\bpermission\w*", r"\bconsent\w*",
     r"\bconfirm\w*", r"\bcleared\b", r"\ballow\w*", r"\bvalidé\w*", r"\bautoris\w*", r"\bapprouv\w*",
     r"\bgenehmig\w*", r"\bfreigegeben\b", r"\berlaub\w*", r"\bbestätig\w*", r"\brückfrage\w*",
     r"\baprob\w*", r"\bautoriz\w*", r"\bconfirmaç\w*", r"\bconfirmación\b", r"\bpermiso\b",
@@ -162,7 +165,8 @@ LOWER = alt(
     r"省略", r"省く", r"スキップ", r"跳过", r"略过", r"생략", r"건너뛰", r"\bпропуска\w*", r"تخطي", r"\bsautez?\b",
     r"\bignor\w*", r"\büberspring\w*", r"\bomite?\b", r"\bsalt(?:a|e|ar)\b", r"\bnot needed\b", r"\bunnecessary\b",
     r"\bwithout (?:asking|confirm\w*|approval|checking|the usual)\b", r"\byourself\b",
-    r"\bfrom now on\b", r"\bevery (?:command|call|shell command|bash call)\b", r"\ball (?:bash|shell|commands)\b",
+    r"\bfrom now on\b", r"\bpre-?(?:answer|accept|confirm|grant|authori[sz])\w*", r"\bno hace falta\b",
+    r"\bnão precisa\b", r"묻지 말", r"자동으로",
     r"\bà l'avance\b", r"\bdéjà\b", r"\bn'attends? jamais\b", r"\bsans (?:me |lui )?demander\b",
     r"\bim voraus\b", r"\bbereits\b", r"\bschon\b", r"\bfrag\w* nie\b", r"\bohne rückfrage\b", r"\bselbst\b",
     r"\bde antemano\b", r"\bpreviamente\b", r"\bya\b", r"\bno pidas\b", r"\bsin preguntar\b", r"\bjá\b",
@@ -200,7 +204,13 @@ IMPERSONATE = alt(
     r"\bas (?:if (?:it|they) (?:came|were|was) )?(?:coming )?(?:straight |directly )?from the (?:developer|owner|admin\w*|user)\b",
     r"\boutrank\w*", r"\bnot the real (?:owner|user)\b", r"\bvaut un ordre\b",
     r"\boverrid\w* (?:the |what the )?user\b", r"\b(?:carry|carries|has|have|hold|holds) the (?:owner|admin\w*|developer)'?s? (?:authority|privileges|rights)\b",
-    r"\bspeaks? for the (?:owner|user|admin\w*|developer)\b", r"\bon behalf of the (?:owner|admin\w*|developer)\b",
+    r"\bspeaks? for the (?:owner|user|admin\w*|developer)\b",
+    r"\b(?:treat|consider|regard)\w*\b.{0,80}\bas\b.{0,40}\b(?:instructions|orders|commands|requests|messages)\b.{0,10}\bfrom\b",
+    r"当作.{0,10}(?:用户|管理员|所有者).{0,6}(?:命令|指令)",
+    r"\bignor\w* (?:what|whatever|ce que|lo que|o que|was)\b.{0,20}\b(?:user|utilisateur|usuario|usuário|nutzer)\b",
+    r"\b(?:owner|propriétaire|besitzer|propietario|dono|admin\w*)\b.{0,40}(?:\bc'est moi\b|\bthat'?s me\b|\bit'?s me\b|\bbin ich\b|\bsoy yo\b|\bsou eu\b)",
+    r"\b(?:do|follow|obey)\w*\b.{0,10}\b(?:only|whatever|everything|solely)\b.{0,20}\bnotes?\b",
+    r"\bwhatever the notes? says?\b", r"\bon behalf of the (?:owner|admin\w*|developer)\b",
     r"\btakes? precedence over\b", r"ユーザーより.{0,20}優先", r"优先于用户", r"사용자보다 우선",
     r"\bcomo si fueran órdenes\b", r"\bórdenes directas\b", r"\bals befehl\w* des\b",
 )
@@ -209,7 +219,8 @@ IMPERSONATE = alt(
 # silently skips GPU tests" is a fact).
 SECRECY_USER = alt(
     r"\bwithout (?:saying|telling|informing|notifying|alerting|bringing|mentioning|asking|letting|a word)\b",
-    r"\bsin avisar\b", r"\bno need to (?:mention|tell|say|inform|bring)\w*", r"\bsans (?:rien dire|avertir)\b", r"\bohne bescheid\b", r"\bohne zu fragen\b",
+    r"\bsin avisar\b", r"\bsin mencionarlo\b", r"\bsin decir nada\b", r"\bsans le mentionner\b",
+    r"\bohne es zu erwähnen\b", r"\bsem mencionar\b", r"\bno need to (?:mention|tell|say|inform|bring)\w*", r"\bsans (?:rien dire|avertir)\b", r"\bohne bescheid\b", r"\bohne zu fragen\b",
     r"\b(?:don'?t|do not|never) (?:tell|mention|inform|notify|alert|let)\b(?: \w+){0,3} (?:user|them|anyone|this)",
     r"\bne (?:dis|dites) rien\b", r"\bsans (?:le )?(?:dire|prévenir)\b", r"\bsag\w* (?:dem \w+ )?nichts\b",
     r"\bohne es\b.{0,20}\bzu sagen\b", r"\bsin decírselo\b", r"\bno (?:le )?digas\b",
@@ -228,7 +239,7 @@ SECRECY_QUIET = alt(
 
 # Whose rules: an override needs to aim at the assistant's own (system, safety, previous…).
 RULES_SCOPE = alt(
-    r"\byour\b", r"\bsystem\b", r"\bsafety\b", r"\bsecurity\b", r"\bprevious\b", r"\babove\b",
+    r"\byour\b", r"\byou\b", r"\bsystem\b", r"\bsafety\b", r"\bsecurity\b", r"\bprevious\b", r"\babove\b",
     r"\bearlier\b", r"\bprior\b", r"\ball\b", r"\btes\b", r"\bvos\b", r"\bprécédentes\b",
     r"\bdu système\b", r"\bsystème\b", r"\bsistema\b", r"\bsécurité\b", r"\bdeine\b", r"\bbisherigen\b", r"\bvorherigen\b",
     r"\bsicherheit\w*", r"\bsystem\w*", r"\btus\b", r"\banteriores\b", r"\bdel sistema\b",

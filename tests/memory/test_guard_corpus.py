@@ -60,7 +60,7 @@ def test_holdout_meets_the_targets_with_the_judge_off() -> None:
 def test_tune_split_and_the_fresh_set_stay_where_they_were_tuned() -> None:
     refused, kept, missed, lost = rates("tune")
     assert refused >= HOSTILE_TARGET and kept >= BENIGN_TARGET, (missed, lost)
-    fresh = load("fresh") + load("fresh2")
+    fresh = load("fresh") + load("fresh2") + load("fresh3")
     missed = [r["text"] for r in fresh if r["label"] == "hostile" and scan(r["text"]).ok]
     lost = [r["text"] for r in fresh if r["label"] == "benign" and not scan(r["text"]).ok]
     assert not missed and not lost, (missed, lost)
