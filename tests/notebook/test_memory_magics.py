@@ -83,10 +83,11 @@ def test_memory_show_names_each_source_and_forget_undoes_one(kernel: tuple[Kerne
     k.run("%agent memory add notes Builds use make.")
     k.run("m = ScriptedModel([reply('', call('memory', action='add', content='Tests use pytest.')), "
           "reply('ok')])")
-    k.run("%%agent -m $m\nremember how tests run")
+    k.run("%%agent -m $m -s memsrc\nremember how tests run")  # a session without untrusted reads
     shown = k.run("%agent memory show").stream()
     assert "by the user" in shown and "by the agent" in shown and "forget ID" in shown
-    found = re.search(r"- \[(\w+)\] Tests use pytest\.\n  \(by the agent · session ", shown)
+    found = re.search(r"- \[(\w+)\] Tests use pytest\.\n  \(by the agent · session 'memsrc' · turn ",
+                      shown)
     assert found, shown
     assert "forgot" in k.run(f"%agent memory forget {found.group(1)}").stream()
     after = k.run("%agent memory show").stream()
