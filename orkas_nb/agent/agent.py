@@ -80,7 +80,7 @@ class Agent:
             self.tools.add(t)
         template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
         self.system_prompt = template.replace("{workspace}", str(self.workspace))
-        self._prompt = self._wire_memory(memory, knowledge)
+        self._prompt = self._wire_memory(memory, knowledge, approver)
         self.name = name
         self._abort: AbortSignal | None = None
         self.runner = Runner(
@@ -95,7 +95,7 @@ class Agent:
             services=services,
         )
 
-    def _wire_memory(self, memory: Any, knowledge: Any) -> Any:
+    def _wire_memory(self, memory: Any, knowledge: Any, approver: Any = None) -> Any:
         """Cross-session memory and the knowledge base, each only where the user turned it on.
 
         ``memory``: None follows the workspace's switch (``%agent memory on``), False keeps it
@@ -116,7 +116,8 @@ class Agent:
         if memory is None and not store.enabled:
             return None
         if "memory" not in self.tools:
-            self.tools.add(mem_pkg.memory_tool(store))
+            judge = mem_pkg.judge_for(store, self.provider, self.model)  # None unless turned on
+            self.tools.add(mem_pkg.memory_tool(store, approver=approver, judge=judge))
         return mem_pkg.FrozenPrompt(self.system_prompt, store)
 
     def _freeze_prompt(self) -> None:

@@ -42,6 +42,7 @@ class CallOutcome:
     duration_s: float
     output_files: list[str]
     started_at: float
+    untrusted: bool = False  # the tool ran and its output carries untrusted content
 
 
 def normalise_call_ids(message: AssistantMessage) -> tuple[AssistantMessage, dict[int, str]]:
@@ -154,7 +155,8 @@ async def _execute(p: PlannedCall, ctx: ToolContext) -> CallOutcome:
         content=[TextBlock(text=text), *output.images],
         status=status,
     )
-    return CallOutcome(p, result, time.perf_counter() - started, files, wall)
+    untrusted = output.untrusted or bool(getattr(p.tool, "untrusted_output", False))
+    return CallOutcome(p, result, time.perf_counter() - started, files, wall, untrusted)
 
 
 def _result(call: ToolCallBlock, text: str, status: Outcome) -> ToolResultMessage:

@@ -26,7 +26,15 @@ from typing import Any, AsyncIterator, Callable
 
 from ..core.errors import ErrorInfo, OrkasError, StateError
 from ..core.events import Done, RunEvent, RunResult, Steer, Warning
-from ..core.messages import AssistantMessage, Message, TextBlock, ToolCallBlock, UserMessage, user_message
+from ..core.messages import (
+    AssistantMessage,
+    Message,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    user_message,
+)
 from ..providers.base import LLMProvider, ModelRequest
 from .cancellation import AbortSignal
 from .compaction import CompactionConfig, Compactor
@@ -37,7 +45,7 @@ from .requests import RequestBuilder
 from .session import InMemorySession, Session
 from .steer import SteerQueue
 from .steps import ask_model, forward, run_calls
-from .tools import ToolContext, ToolRegistry
+from .tools import Taint, ToolContext, ToolRegistry
 from .turn import Answer, ContextPolicy, Emitter, Final, RunAgain, StepResult, Stopped, Stopper, TurnState
 
 
@@ -80,6 +88,10 @@ class Runner:
             ))
         self.context = context
         self.services = services or {}
+        # Untrusted content this agent has read (web pages, documents…): it stays in the
+        # context, so it taints every later turn of the runner; seeded from the session.
+        self.taint = Taint()
+        self._taint_seeded = False
         self._steers = SteerQueue()
         self._running = False
 
@@ -114,7 +126,7 @@ class Runner:
         self._steers.open()
         abort = abort or AbortSignal()
         emit = Emitter(self.name)
-        turn = TurnState(requests=self.requests, abort=abort)
+        turn = TurnState(requests=self.requests, abort=abort, taint=self.taint)
         stopper = Stopper(asyncio.current_task())
         steps = self._turn_guarded(prompt, turn, emit, stopper)
         unsubscribe = abort.subscribe(stopper)
@@ -229,7 +241,10 @@ class Runner:
     ) -> AsyncIterator[Final | None]:
         """Steps until one is final; its last item is that :class:`Final`."""
         message = prompt if isinstance(prompt, UserMessage) else user_message(prompt)
+        if not self._taint_seeded:
+            self._seed_taint()
         self.session.append(message)  # once, before any provider call (SPEC §6)
+        turn.turn_id = message.id
         if self.context is not None:  # earlier turns plus this prompt may already be past it
             async for _ in forward(self.context.after_tool_batch(turn), turn, emit):
                 yield None
@@ -299,8 +314,19 @@ class Runner:
             return ToolContext(
                 workspace=self.workspace, abort=turn.abort, agent=self.name,
                 session=self.session.name, call_id=call.id, services=self.services,
+                turn_id=turn.turn_id, taint=self.taint,
             )
         return make
+
+    def _seed_taint(self) -> None:
+        """Results of untrusted-output tools already in the session (an earlier agent's turns)."""
+        self._taint_seeded = True
+        untrusted = {n for n in self.tools.names()
+                     if getattr(self.tools.get(n), "untrusted_output", False)}
+        if untrusted:
+            for m in self.session.messages:
+                if isinstance(m, ToolResultMessage) and m.name in untrusted:
+                    self.taint.mark(m.name)
 
     def _fold_steers(self, emit: Emitter, *, last: bool = False, force: bool = False) -> bool:
         """Append queued steer messages. ``last``: the turn ends if there are none, decided

@@ -123,6 +123,8 @@ async def run_calls(
         async with aclosing(run_batch(batch, make_context)) as outcomes:
             async for outcome in outcomes:
                 result = outcome.result
+                if outcome.untrusted and turn.taint is not None:
+                    turn.taint.mark(result.name)
                 turn.stats.tool_calls += 1
                 if result.status == "rejected":
                     turn.stats.rejections += 1

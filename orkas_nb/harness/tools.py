@@ -36,6 +36,25 @@ def check_tool_name(name: object) -> None:
 
 
 @dataclass
+class Taint:
+    """What untrusted content (web pages, downloaded documents, MCP results) a run has read.
+
+    A tool declares its output untrusted (``untrusted_output=True``, or ``ToolOutput.untrusted``
+    for one call); the runner marks the taint after such a call, and tools whose effect outlives
+    the run (the memory tool) consult it to ask the user first. It only grows.
+    """
+
+    sources: list[str] = field(default_factory=list)
+
+    def mark(self, source: str) -> None:
+        if source not in self.sources:
+            self.sources.append(source)
+
+    def __bool__(self) -> bool:
+        return bool(self.sources)
+
+
+@dataclass
 class ToolContext:
     """What a running tool may know about its run. Hosts put their services in ``services``."""
 
@@ -46,6 +65,8 @@ class ToolContext:
     call_id: str = ""
     output_files: list[str] = field(default_factory=list)
     services: dict[str, Any] = field(default_factory=dict)
+    turn_id: str = ""  # id of the user message that started the turn (its place in the session)
+    taint: Taint = field(default_factory=Taint)
 
 
 class ToolOutput(BaseModel):
@@ -58,6 +79,7 @@ class ToolOutput(BaseModel):
     is_error: bool = False
     denied: bool = False  # the user or a policy refused: nothing ran (status "denied")
     output_files: list[str] = Field(default_factory=list)
+    untrusted: bool = False  # this result carries content from outside (see Taint)
 
 
 @runtime_checkable
@@ -150,8 +172,11 @@ class FunctionTool:
         description: str | None = None,
         read_only: bool = False,
         thread: bool = True,
+        untrusted_output: bool = False,
     ) -> None:
         self.fn = fn
+        # The output carries content nobody vouches for (web pages, documents, MCP results).
+        self.untrusted_output = untrusted_output
         self._is_async = inspect.iscoroutinefunction(fn)  # asked once, not on every call
         # A sync function runs in a worker thread so it cannot block Stop or other tools;
         # thread=False keeps it on the loop (for code that must run on the main thread).
@@ -254,12 +279,14 @@ def tool(
     description: str | None = None,
     read_only: bool = False,
     thread: bool = True,
+    untrusted_output: bool = False,
 ) -> Any:
     """Turn a typed function into a :class:`Tool`. Use bare (``@tool``) or with options."""
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(
-            f, name=name, description=description, read_only=read_only, thread=thread
+            f, name=name, description=description, read_only=read_only, thread=thread,
+            untrusted_output=untrusted_output,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -20,6 +20,7 @@ from ..core.events import RunEvent, RunStats
 from ..core.messages import AssistantMessage, ToolResultMessage, Usage
 from .cancellation import AbortSignal
 from .requests import RequestBuilder
+from .tools import Taint
 
 __all__ = ["Answer", "ContextPolicy", "Emitter", "Final", "RunAgain", "StepResult", "Stopped",
            "Stopper", "TurnState", "closing"]
@@ -57,6 +58,8 @@ class TurnState:
     unsaved: list[ToolResultMessage] = field(default_factory=list)
     # Set when the consumer stopped reading: the turn ends at its next event, like a Stop.
     abandoned: bool = False
+    turn_id: str = ""  # the id of the user message that started the turn
+    taint: Taint | None = None  # the runner's record of untrusted content read (tools.Taint)
 
     def raise_if_stopped(self) -> None:
         """Called where the turn resumes after handing events over: Stop pressed meanwhile

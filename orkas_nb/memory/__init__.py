@@ -39,6 +39,9 @@ _LAZY = {
     "kb_search_tool": ".tools",
     "memory_tool": ".tools",
     "scan": ".guard",
+    "MemoryJudge": ".guard_judge",
+    "judge_for": ".guard_judge",
+    "EntrySource": ".models",
     "FrozenPrompt": ".prompt",
 }
 
@@ -48,8 +51,9 @@ __all__ = [*_LAZY, "open_knowledge_base", "knowledge_base_for", "has_knowledge_b
 if TYPE_CHECKING:  # pragma: no cover
     from .embedders import Embedder, EmbeddingError, HttpEmbedder, OnnxMiniLM  # noqa: F401
     from .guard import scan  # noqa: F401
+    from .guard_judge import MemoryJudge, judge_for  # noqa: F401
     from .kb import KBSettings, KnowledgeBase, format_hits  # noqa: F401
-    from .models import DocumentInfo, IngestReport, SearchHit, SourceInfo  # noqa: F401
+    from .models import DocumentInfo, EntrySource, IngestReport, SearchHit, SourceInfo  # noqa: F401
     from .notes import CrossSessionMemory, MemoryResult, MemorySettings, render_block  # noqa: F401
     from .prompt import FrozenPrompt  # noqa: F401
     from .tools import kb_search_tool, memory_tool  # noqa: F401

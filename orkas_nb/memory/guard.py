@@ -12,13 +12,20 @@ later sessions. A write is rejected, with a reason the model sees, when it
 - phrases a prompt injection (English, French, Spanish, German, Italian, Portuguese, Dutch,
   Russian, Chinese, Japanese, Korean, Arabic, Hindi), or impersonates chat-template markup;
 - carries a secret-exfiltration command (a network sender fed from a secret source, or an
-  instruction to send credentials somewhere), or a secret itself (API keys, private keys).
+  instruction to send credentials somewhere), or a secret itself (API keys, private keys);
+- has a *sure* finding of the structural detectors (:mod:`.guard_detectors`): destructive or
+  download-and-run commands, a secret together with a sink, claims about approvals, identity
+  or the assistant's rules, secrecy towards the user, encoded or reversed payloads.
 
 Patterns run on a normalised copy (NFKC, case-folded, invisible characters removed,
 whitespace collapsed; a second copy with common Cyrillic/Greek look-alikes mapped to Latin, a
 third with letters only), so spacing and look-alike tricks do not slip past them. Text that
 merely *mentions* instructions, code or commands is fine: the patterns need the imperative
-shape of an attack.
+shape of an attack. The phrase patterns are one layer; the detectors, the consent asked after
+untrusted content and the optional judge (:mod:`.guard_judge`) are the others.
+
+Measured on ``tests/data/memory_guard`` (hand-written, 11 languages, committed before the
+detectors, tuned on its ``tune`` half): see ``tests/memory/test_guard_corpus.py``.
 """
 
 from __future__ import annotations
@@ -27,12 +34,23 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .guard_detectors import (
+    Finding,
+    control_findings,
+    decoded_payloads,
+    rearranged,
+    secret_findings,
+    shell_findings,
+    signal_findings,
+)
+
 
 @dataclass(frozen=True)
 class Verdict:
     ok: bool
     reason: str = ""
     category: str = ""
+    doubts: tuple[str, ...] = ()  # doubtful findings on an accepted entry (for a judge)
 
 
 OK = Verdict(True)
@@ -252,8 +270,55 @@ SECRET_VALUE = re.compile(
 )
 
 
+def _pattern_findings(flat: str) -> list[Finding]:
+    """The phrase layer: known injection and exfiltration wordings (one defence among several)."""
+    out = []
+    if EXFILTRATION.search(flat):
+        out.append(Finding("exfiltration", "it reads like a command to send secrets or credentials "
+                                           "off the machine"))
+    squashed = re.sub(r"[\W\d_]+", "", flat.translate(_CONFUSABLES).translate(_LEET))
+    if INJECTION.search(flat) or INJECTION.search(flat.translate(_CONFUSABLES)) or \
+            SQUASHED.search(squashed):
+        out.append(Finding("injection", "it reads like an instruction aimed at the assistant "
+                                        "(prompt injection)"))
+    return out
+
+
+def _all_detectors(nfkc: str, flat: str) -> list[Finding]:
+    return [*_pattern_findings(flat), *shell_findings(flat), *secret_findings(nfkc, flat),
+            *control_findings(flat)]
+
+
+def findings(text: str) -> list[Finding]:
+    """Every detector on the entry and on the copies that undo disguises (see the docstrings)."""
+    nfkc = unicodedata.normalize("NFKC", text)
+    flat = normalise(text)
+    found = _all_detectors(nfkc, flat) + signal_findings(flat)
+    confusable = flat.translate(_CONFUSABLES)
+    if confusable != flat:
+        found += _all_detectors(nfkc.translate(_CONFUSABLES), confusable)
+    joined, spaced, backwards, rot13 = rearranged(flat)
+    for copy in {joined, spaced} - {flat}:
+        found += _all_detectors(copy, copy)
+    for copy, how in ((backwards, "reversed"), (rot13, "ROT13-encoded")):
+        hidden = [f for f in _pattern_findings(copy) + shell_findings(copy) if f.sure]
+        if hidden:
+            found.append(Finding("obfuscated", f"it hides {hidden[0].category} text, {how}"))
+    for payload in decoded_payloads(nfkc):
+        hidden = [f for f in findings(payload) if f.sure]
+        what = f" that {hidden[0].reason.removeprefix('it ')}" if hidden else ""
+        found.append(Finding("obfuscated", f"it hides readable text in base64 or hex{what}; memory "
+                                           "holds plain facts"))
+    return found
+
+
 def scan(text: str, *, max_chars: int = 800) -> Verdict:
-    """Judge one memory write. ``Verdict.reason`` is written for the model."""
+    """Judge one memory write. ``Verdict.reason`` is written for the model.
+
+    Refused: the checks of the module docstring, or any *sure* finding of the detectors. An
+    entry with only *doubtful* findings is accepted with them in ``Verdict.doubts``, for a
+    judge (see :mod:`.guard_judge`) to decide when one is configured.
+    """
     if not text or not text.strip():
         return Verdict(False, "the entry is empty", "empty")
     if len(text) > max_chars:
@@ -273,7 +338,6 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
             f"the word {mixed!r} mixes Latin with look-alike letters of another script",
             "unicode",
         )
-    flat = normalise(text)
     if SECRET_VALUE.search(text):
         return Verdict(
             False,
@@ -281,24 +345,15 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
             "memory must never hold credentials",
             "secret",
         )
-    if EXFILTRATION.search(flat):
+    found = findings(text)
+    sure = [f for f in found if f.sure]
+    if sure:
+        first = sure[0]
         return Verdict(
             False,
-            "the entry reads like a command to send secrets or credentials "
-            "off the machine; memory cannot hold that",
-            "exfiltration",
+            f"{first.reason}; memory holds facts and preferences, never commands, secrets or "
+            "changes to the assistant's rules",
+            first.category,
         )
-    squashed = re.sub(r"[\W\d_]+", "", flat.translate(_CONFUSABLES).translate(_LEET))
-    if (
-        INJECTION.search(flat)
-        or INJECTION.search(flat.translate(_CONFUSABLES))
-        or SQUASHED.search(squashed)
-    ):
-        return Verdict(
-            False,
-            "the entry reads like an instruction aimed at the assistant "
-            "(prompt injection); store facts and preferences, not commands to "
-            "override rules",
-            "injection",
-        )
-    return OK
+    doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
+    return Verdict(True, doubts=doubts)

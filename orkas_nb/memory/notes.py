@@ -7,7 +7,11 @@
 - **Writes** (the ``memory`` tool, or the user through the magics) pass :func:`guard.scan`
   first; a rejected write changes nothing and returns the reason. A near-duplicate of an
   existing entry replaces it instead of being added; when a store would pass its cap, the
-  oldest entries are trimmed (and named in the result).
+  oldest entries are trimmed (and named in the result). Each entry keeps a stable id and its
+  source (:class:`~.models.EntrySource`: who, session, turn, call, untrusted tools read before,
+  whether the user approved it), so :meth:`listing` shows where it came from and
+  :meth:`forget` undoes it. The tool's own checks (judge, consent after untrusted content) are
+  in :mod:`.tools`.
 - **Reads**: :meth:`system_block` renders both stores into one text block for the system
   prompt. It is a pure function of the stored entries, so it is byte-identical from turn to
   turn until memory changes (prompt caches stay warm).
@@ -28,32 +32,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from .guard import Verdict, scan
+from .models import Entry, EntrySource, JudgeMode, MemoryResult, MemorySettings
 
-from .guard import scan
+__all__ = ["CrossSessionMemory", "Entry", "EntrySource", "MemoryResult", "MemorySettings",
+           "parse_bullets", "render_block"]
 
 Target = Literal["profile", "notes"]
 TARGETS: tuple[Target, ...] = ("profile", "notes")
-
-
-class MemorySettings(BaseModel):
-    profile_cap: int = 2000
-    notes_cap: int = 4000
-    entry_max: int = 800
-    duplicate_similarity: float = 0.8
-
-
-class Entry(BaseModel):
-    text: str
-    created: float = Field(default_factory=time.time)
-
-
-class MemoryResult(BaseModel):
-    """The outcome of one write; ``message`` is what the model (or the user) is told."""
-
-    ok: bool
-    message: str
-    trimmed: list[str] = Field(default_factory=list)
 
 
 def config_dir() -> Path:
@@ -125,8 +111,39 @@ class CrossSessionMemory:
         except (OSError, ValueError, AttributeError):
             return False
 
+    def _stored_settings(self) -> dict[str, object]:
+        try:
+            data = json.loads(self._settings_file.read_text("utf-8"))
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
     def enable(self, on: bool = True) -> None:
-        _atomic_write(self._settings_file, json.dumps({"enabled": on}) + "\n")
+        self._store_setting("enabled", on)
+
+    def _store_setting(self, key: str, value: object) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with self._locked("notes"):
+            data = self._stored_settings()
+            data[key] = value
+            _atomic_write(self._settings_file, json.dumps(data) + "\n")
+
+    @property
+    def judge_mode(self) -> JudgeMode:
+        stored = self._stored_settings().get("judge")
+        return stored if stored in ("off", "doubtful", "all") else self.settings.judge  # type: ignore[return-value]
+
+    @property
+    def judge_model(self) -> str | None:
+        stored = self._stored_settings().get("judge_model")
+        return stored if isinstance(stored, str) and stored else self.settings.judge_model
+
+    def set_judge(self, mode: JudgeMode, model: str | None = None) -> None:
+        """The workspace's judge setting (off by default); ``model`` None keeps the agent's."""
+        if mode not in ("off", "doubtful", "all"):
+            raise ValueError(f"judge mode {mode!r}: off, doubtful or all")
+        self._store_setting("judge", mode)
+        self._store_setting("judge_model", model)
 
     def disable(self) -> None:
         self.enable(False)
@@ -175,14 +192,35 @@ class CrossSessionMemory:
 
     # -- writes -----------------------------------------------------------------------------
 
+    def check(self, text: str) -> Verdict:
+        """The guard's verdict on one entry (what every write passes)."""
+        return scan(text, max_chars=self.settings.entry_max)
+
     def _check(self, text: str) -> MemoryResult | None:
-        verdict = scan(text, max_chars=self.settings.entry_max)
+        verdict = self.check(text)
         if not verdict.ok:
             return MemoryResult(ok=False, message=f"rejected: {verdict.reason}")
         return None
 
-    def add(self, target: Target, text: str) -> MemoryResult:
+    def proposed(self, target: Target, old: str, new: str) -> str | MemoryResult:
+        """The entry a ``replace`` would leave (for a judge or the user to see first)."""
+        entries = self._read(target)
+        found = self._find(entries, old) if old else MemoryResult(
+            ok=False, message="say which text to replace (old_text)")
+        if isinstance(found, MemoryResult):
+            return found
+        return entries[found].text.replace(old, new, 1).strip()
+
+    def entry_text(self, target: Target, needle: str) -> str | MemoryResult:
+        """The one entry containing ``needle`` (what a ``remove`` would drop)."""
+        entries = self._read(target)
+        found = self._find(entries, needle) if needle else MemoryResult(
+            ok=False, message="say which entry to remove (quote part of it)")
+        return found if isinstance(found, MemoryResult) else entries[found].text
+
+    def add(self, target: Target, text: str, source: EntrySource | None = None) -> MemoryResult:
         text = text.strip()
+        source = source or EntrySource()
         rejected = self._check(text)
         if rejected:
             return rejected
@@ -192,7 +230,7 @@ class CrossSessionMemory:
                 if similar(old.text, text) >= self.settings.duplicate_similarity:
                     if _words(text) <= _words(old.text) and len(text) <= len(old.text):
                         return MemoryResult(ok=True, message="already in memory; nothing added")
-                    entries[i] = Entry(text=text)
+                    entries[i] = Entry(text=text, id=old.id, source=source)
                     trimmed = self._trim(target, entries, keep=i)
                     self._write(target, entries)
                     return MemoryResult(
@@ -200,7 +238,7 @@ class CrossSessionMemory:
                         message=f"merged with a similar entry ({old.text[:60]!r})",
                         trimmed=trimmed,
                     )
-            entries.append(Entry(text=text))
+            entries.append(Entry(text=text, source=source))
             trimmed = self._trim(target, entries, keep=len(entries) - 1)
             self._write(target, entries)
         message = f"saved to {target} ({self.used(target)}/{self.cap(target)} characters)"
@@ -231,7 +269,9 @@ class CrossSessionMemory:
             )
         return hits[0]
 
-    def replace(self, target: Target, old: str, new: str) -> MemoryResult:
+    def replace(
+        self, target: Target, old: str, new: str, source: EntrySource | None = None
+    ) -> MemoryResult:
         """Replace the substring ``old`` (in exactly one entry) by ``new``."""
         if not old:
             return MemoryResult(ok=False, message="say which text to replace (old_text)")
@@ -248,7 +288,8 @@ class CrossSessionMemory:
             rejected = self._check(updated)
             if rejected:
                 return rejected
-            entries[found] = Entry(text=updated, created=entries[found].created)
+            entries[found] = Entry(text=updated, created=entries[found].created,
+                                   id=entries[found].id, source=source or EntrySource())
             trimmed = self._trim(target, entries, keep=found)
             self._write(target, entries)
         return MemoryResult(ok=True, message=f"updated in {target}", trimmed=trimmed)
@@ -265,6 +306,33 @@ class CrossSessionMemory:
             gone = entries.pop(found)
             self._write(target, entries)
         return MemoryResult(ok=True, message=f"removed from {target}: {gone.text[:80]!r}")
+
+    def forget(self, entry_id: str) -> MemoryResult:
+        """Remove the entry with this id (from ``%agent memory show``), from either store."""
+        entry_id = entry_id.strip().strip("[]")
+        for target in TARGETS:
+            with self._locked(target):
+                entries = self._read(target)
+                kept = [e for e in entries if e.id != entry_id]
+                if len(kept) < len(entries):
+                    self._write(target, kept)
+                    gone = next(e for e in entries if e.id == entry_id)
+                    return MemoryResult(ok=True, message=f"forgot [{entry_id}] from {target}: "
+                                                         f"{gone.text[:80]!r}")
+        return MemoryResult(ok=False, message=f"no entry has id {entry_id!r}; see %agent memory show")
+
+    def listing(self) -> str:
+        """Both stores, each entry with its id and where it came from (``%agent memory show``)."""
+        parts = []
+        for target, title in (("profile", "User profile"), ("notes", "Project notes")):
+            parts.append(f"## {title}")
+            for e in self._read(target):  # type: ignore[arg-type]
+                when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.created))
+                origin = e.source.describe() if e.source else "source not recorded"
+                parts.append(f"- [{e.id}] " + e.text.replace("\n", "\n  "))
+                parts.append(f"  ({origin} · {when})")
+            parts.append("")
+        return "\n".join(parts)
 
     def set_entries(self, target: Target, entries: list[str]) -> MemoryResult:
         """Replace a whole store (the user's edit). Each entry is scanned; all or nothing."""

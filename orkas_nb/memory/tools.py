@@ -2,18 +2,25 @@
 
 Both are :class:`~orkas_nb.harness.tools.FunctionTool` objects bound to one knowledge base or
 one memory; their results are text written for the model. A rejected memory write comes back
-as an error observation whose text is the guard's reason.
+as an error observation whose text is the guard's (or the judge's) reason; a write after
+untrusted content that the user did not allow comes back denied.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from ..harness.tools import FunctionTool, ToolOutput
+from ..harness.offload import run_blocking
+from ..harness.tools import FunctionTool, ToolContext, ToolOutput
+from ..tools.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
+from .models import EntrySource, MemoryResult
 
 if TYPE_CHECKING:
+    from .guard_judge import MemoryJudge
     from .kb import KnowledgeBase
     from .notes import CrossSessionMemory
+
+UNTRUSTED_MEMORY_WRITE = "untrusted_memory_write"
 
 KB_SEARCH_DESCRIPTION = """\
 Search the user's knowledge base (documents they added: notes, docs, papers, code) and get the
@@ -51,10 +58,25 @@ def kb_search_tool(kb: KnowledgeBase, *, default_k: int = 5) -> FunctionTool:
     return FunctionTool(kb_search, description=KB_SEARCH_DESCRIPTION, read_only=True)
 
 
-def memory_tool(memory: CrossSessionMemory) -> FunctionTool:
-    """The ``memory`` tool (add / replace / remove) over one workspace's memory."""
+def memory_tool(
+    memory: CrossSessionMemory,
+    *,
+    approver: ApproverLike | None = None,
+    judge: MemoryJudge | None = None,
+) -> FunctionTool:
+    """The ``memory`` tool (add / replace / remove) over one workspace's memory.
 
-    def memory_write(
+    Every write passes the guard. Then, in order: the ``judge`` (when given and the setting
+    asks for it) may refuse an accepted entry; a write in a run that has read untrusted
+    content (``ToolContext.taint``: web pages, extracted documents…) is shown to the user with
+    its text and needs their consent through ``approver`` (or ``services["approver"]``), like a
+    risky command; without an approver it is denied. Each stored entry records its source
+    (session, turn, call, what untrusted tools came before).
+    """
+    gate = ApprovalGate(approver)
+
+    async def memory_write(
+        ctx: ToolContext,
         action: Literal["add", "replace", "remove"],
         target: Literal["profile", "notes"] = "notes",
         content: str = "",
@@ -73,15 +95,63 @@ def memory_tool(memory: CrossSessionMemory) -> FunctionTool:
                 text="cross-session memory is off for this workspace (the user can turn it on)",
                 is_error=True,
             )
-        if action == "add":
-            result = memory.add(target, content)
+        source = EntrySource(by="agent", session=ctx.session, turn=ctx.turn_id,
+                             call_id=ctx.call_id, untrusted=list(ctx.taint.sources))
+        if action == "remove":
+            subject = await run_blocking(memory.entry_text, target, old_text)
         elif action == "replace":
-            result = memory.replace(target, old_text, content)
+            subject = await run_blocking(memory.proposed, target, old_text, content)
         else:
-            result = memory.remove(target, old_text)
+            subject = content.strip()
+        if isinstance(subject, MemoryResult):
+            return ToolOutput(text=subject.message, is_error=True)
+        if action != "remove":
+            verdict = memory.check(subject)
+            if not verdict.ok:
+                return ToolOutput(text=f"rejected: {verdict.reason}", is_error=True)
+            if judge is not None and judge.wants(verdict.doubts):
+                decision = await judge.decide(subject, verdict.doubts)
+                if decision.refuse:
+                    return ToolOutput(text=f"rejected: {decision.reason}", is_error=True)
+                source.judged = True
+        if ctx.taint:
+            denied = await _consent(gate, approver, ctx, action, target, subject)
+            if denied is not None:
+                return denied
+            source.approved = True
+        if action == "add":
+            result = await run_blocking(memory.add, target, content, source)
+        elif action == "replace":
+            result = await run_blocking(memory.replace, target, old_text, content, source)
+        else:
+            result = await run_blocking(memory.remove, target, old_text)
         text = result.message
         if result.trimmed:
             text += "\ntrimmed: " + "; ".join(t[:80] for t in result.trimmed)
         return ToolOutput(text=text, is_error=not result.ok)
 
     return FunctionTool(memory_write, name="memory", description=MEMORY_DESCRIPTION)
+
+
+async def _consent(
+    gate: ApprovalGate, approver: ApproverLike | None, ctx: ToolContext, action: str,
+    target: str, subject: str,
+) -> ToolOutput | None:
+    """Ask the user about a write that follows untrusted content; None when they allow it."""
+    sources = ", ".join(ctx.taint.sources)
+    request = ApprovalRequest(
+        kind="memory", category=UNTRUSTED_MEMORY_WRITE, subject=f"{action} {target}: {subject}",
+        reasons=[(f"this run read content nobody vouches for ({sources}); memory goes into the "
+                  "system prompt of every later session, so a planted entry would persist")],
+        scope_key=f"{UNTRUSTED_MEMORY_WRITE}:{ctx.agent}",
+        scope_text="memory writes after untrusted content, for the rest of this run",
+        tool="memory", agent=ctx.agent, call_id=ctx.call_id,
+    )
+    decision = await gate.ask(request, run=ctx.abort, approver=approver or ctx.services.get("approver"))
+    if decision is Decision.DENY:
+        return ToolOutput(
+            text=(f"Denied, memory unchanged: this run read untrusted content ({sources}), so memory "
+                  "writes need the user's consent, and it was not given. Tell the user what you "
+                  "wanted to save; they can add it with %agent memory add."),
+            is_error=True, denied=True)
+    return None

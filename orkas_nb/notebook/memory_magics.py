@@ -11,8 +11,9 @@ from pathlib import Path
 from IPython.core.error import UsageError
 
 KB_USAGE = "%agent kb add PATH | list | remove PATH | sync | search QUERY | info"
-MEMORY_USAGE = ("%agent memory on | off | show | add profile|notes TEXT | "
-                "edit profile|notes [- BULLETS] | export FILE | clear [profile|notes]")
+MEMORY_USAGE = ("%agent memory on | off | show | add profile|notes TEXT | forget ID | "
+                "edit profile|notes [- BULLETS] | export FILE | clear [profile|notes] | "
+                "judge off|doubtful|all [PROVIDER/MODEL]")
 
 
 def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "auto") -> None:
@@ -97,9 +98,27 @@ def memory_command(workspace: Path, args: list[str], rest: str) -> None:
         mem.enable(verb == "on")
         print(f"cross-session memory is {verb} for {workspace} (from the next run)")
     elif verb == "show":
-        print(mem.export() if mem.enabled or _has_entries(mem) else "memory is off and empty")
+        print(mem.listing() if mem.enabled or _has_entries(mem) else "memory is off and empty")
+        if _has_entries(mem):
+            print("(undo any entry with %agent memory forget ID)")
         if not mem.enabled:
             print("(memory is off: %agent memory on)")
+    elif verb == "forget":
+        if len(args) != 2:
+            raise UsageError(f"%agent memory forget needs one entry id (see %agent memory show); "
+                             f"usage: {MEMORY_USAGE}")
+        result = mem.forget(args[1])
+        if not result.ok:
+            raise UsageError(result.message)
+        print(result.message)
+    elif verb == "judge":
+        mode = args[1] if len(args) > 1 else ""
+        if mode not in ("off", "doubtful", "all") or len(args) > 3:
+            raise UsageError(f"%agent memory judge takes off, doubtful or all, then an optional "
+                             f"provider/model; usage: {MEMORY_USAGE}")
+        mem.set_judge(mode, args[2] if len(args) > 2 else None)  # type: ignore[arg-type]
+        who = args[2] if len(args) > 2 else "the agent's own model"
+        print(f"memory judge: {mode}" + ("" if mode == "off" else f" ({who}, from the next run)"))
     elif verb in ("add", "edit"):
         target = args[1] if len(args) > 1 else ""
         if target not in ("profile", "notes"):

@@ -47,7 +47,7 @@ class ApprovalRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["command", "path", "network"]
+    kind: Literal["command", "path", "network", "memory"]
     category: str
     subject: str
     reasons: list[str]

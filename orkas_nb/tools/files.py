@@ -71,7 +71,7 @@ def make_file_tools(box: Toolbox) -> list[FunctionTool]:
     async def read_file(
         path: str, ctx: ToolContext, offset: int = 0, limit: int | None = None,
         line_numbers: bool = False,
-    ) -> str:
+    ) -> str | ToolOutput:
         """Read a text file or a document (PDF, DOCX, XLSX, PPTX) of the workspace.
 
         Args:
@@ -101,7 +101,10 @@ def make_file_tools(box: Toolbox) -> list[FunctionTool]:
         if end < len(text):
             part += (f"\n[characters {offset:,}-{end:,} of {len(text):,}; read on with "
                      f"offset={end}]")
-        return part if text else f"[{target.display} is empty]"
+        result = part if text else f"[{target.display} is empty]"
+        # An extracted document is content from outside (a download, an attachment): it taints
+        # the run, so memory writes after it ask the user (harness.tools.Taint).
+        return ToolOutput(text=result, untrusted=True) if kind else result
 
     async def write_file(path: str, content: str, ctx: ToolContext) -> ToolOutput:
         """Create a file, or replace one you have read, with the full content given.

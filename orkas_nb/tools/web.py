@@ -152,7 +152,8 @@ def make_web_tools(box: Toolbox) -> list[FunctionTool]:
                 return _render(current, status, headers, body, truncated, limit, s.web_max_bytes)
         raise ToolError(f"too many redirects (more than {MAX_REDIRECTS})")
 
-    return [FunctionTool(web_fetch, read_only=True)]
+    # A web page is content nobody vouches for: it taints the run (harness.tools.Taint).
+    return [FunctionTool(web_fetch, read_only=True, untrusted_output=True)]
 
 
 async def _get(pool: Any, url: str, max_bytes: int, timeout: float) -> tuple[int, dict[str, str], bytes, bool]:

@@ -10,6 +10,7 @@ import pytest
 
 from orkas_nb.memory.kb import KnowledgeBase
 from orkas_nb.memory.store import SqliteStore
+from tests.fakes.fixtures import model_server  # noqa: F401  (the loopback model server)
 
 
 class HashEmbedder:

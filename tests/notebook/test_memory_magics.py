@@ -73,3 +73,29 @@ def test_memory_magics_switch_guard_and_freeze_into_the_prompt(kernel: tuple[Ker
     assert "RabbitMQ" not in k.run("%agent memory show").stream()
     usage = k.run("%agent memory add elsewhere text", allow_error=True).stream("stderr")
     assert usage.startswith("UsageError: ") and "needs profile or notes" in usage
+
+
+def test_memory_show_names_each_source_and_forget_undoes_one(kernel: tuple[Kernel, Path]) -> None:
+    import re
+
+    k, _ws = kernel
+    k.run("%agent memory on")
+    k.run("%agent memory add notes Builds use make.")
+    k.run("m = ScriptedModel([reply('', call('memory', action='add', content='Tests use pytest.')), "
+          "reply('ok')])")
+    k.run("%%agent -m $m -s memsrc\nremember how tests run")  # a session without untrusted reads
+    shown = k.run("%agent memory show").stream()
+    assert "by the user" in shown and "by the agent" in shown and "forget ID" in shown
+    found = re.search(r"- \[(\w+)\] Tests use pytest\.\n  \(by the agent · session 'memsrc' · turn ",
+                      shown)
+    assert found, shown
+    assert "forgot" in k.run(f"%agent memory forget {found.group(1)}").stream()
+    after = k.run("%agent memory show").stream()
+    assert "Tests use pytest." not in after and "Builds use make." in after
+    bad = k.run("%agent memory forget nope", allow_error=True).stream("stderr")
+    assert bad.startswith("UsageError: ") and "no entry has id 'nope'" in bad
+    assert "memory judge: doubtful" in k.run("%agent memory judge doubtful").stream()
+    assert "memory judge: off" in k.run("%agent memory judge off").stream()
+    wrong = k.run("%agent memory judge sometimes", allow_error=True).stream("stderr")
+    assert wrong.startswith("UsageError: ") and "off, doubtful or all" in wrong
+    k.run("%agent memory clear")

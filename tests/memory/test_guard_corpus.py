@@ -1,0 +1,73 @@
+"""The memory guard against the committed corpus (tests/data/memory_guard), judge off.
+
+The corpus was committed before the detectors; they were tuned on the ``tune`` split only, so
+the bound that counts is on ``holdout``: at least 95% of hostile entries refused and at least
+98% of benign entries kept, by the detectors alone (no judge).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from orkas_nb.memory.guard import scan
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "memory_guard"
+HOSTILE_TARGET, BENIGN_TARGET = 0.95, 0.98
+
+
+def load(name: str) -> list[dict[str, str]]:
+    with open(DATA / f"{name}.jsonl", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+HOSTILE, BENIGN = load("hostile"), load("benign")
+
+
+def rates(split: str) -> tuple[float, float, list[str], list[str]]:
+    hostile = [r["text"] for r in HOSTILE if r["split"] == split]
+    benign = [r["text"] for r in BENIGN if r["split"] == split]
+    missed = [t for t in hostile if scan(t).ok]
+    lost = [t for t in benign if not scan(t).ok]
+    return 1 - len(missed) / len(hostile), 1 - len(lost) / len(benign), missed, lost
+
+
+def test_the_corpus_is_big_varied_and_split_by_its_rule() -> None:
+    assert len(HOSTILE) >= 150 and len(BENIGN) >= 150
+    for rows in (HOSTILE, BENIGN):
+        texts = [r["text"] for r in rows]
+        assert len(set(texts)) == len(texts)
+        for r in rows:  # the fixed rule the README states, so nobody moves an entry by hand
+            even = hashlib.sha256(r["text"].encode("utf-8")).digest()[0] % 2 == 0
+            assert r["split"] == ("tune" if even else "holdout"), r["text"]
+        langs = Counter(r["lang"] for r in rows)
+        assert len(langs) >= 8
+        share = sum(r["split"] == "holdout" for r in rows) / len(rows)
+        assert 0.4 <= share <= 0.6
+    assert len({r["kind"] for r in HOSTILE}) >= 8
+
+
+def test_holdout_meets_the_targets_with_the_judge_off() -> None:
+    refused, kept, missed, lost = rates("holdout")
+    assert refused >= HOSTILE_TARGET, f"{refused:.1%} refused; accepted: {missed}"
+    assert kept >= BENIGN_TARGET, f"{kept:.1%} kept; refused: {lost}"
+
+
+def test_tune_split_and_the_fresh_set_stay_where_they_were_tuned() -> None:
+    refused, kept, missed, lost = rates("tune")
+    assert refused >= HOSTILE_TARGET and kept >= BENIGN_TARGET, (missed, lost)
+    fresh = load("fresh") + load("fresh2") + load("fresh3")
+    missed = [r["text"] for r in fresh if r["label"] == "hostile" and scan(r["text"]).ok]
+    lost = [r["text"] for r in fresh if r["label"] == "benign" and not scan(r["text"]).ok]
+    assert not missed and not lost, (missed, lost)
+
+
+@pytest.mark.parametrize("row", [r for r in HOSTILE if r["split"] == "holdout"][:3],
+                         ids=lambda r: r["kind"])
+def test_a_refusal_says_why_in_words_for_the_model(row: dict[str, str]) -> None:
+    verdict = scan(row["text"])
+    assert not verdict.ok and verdict.category and verdict.reason.startswith("it ")
