@@ -214,6 +214,18 @@ def mo_files() -> list[str]:
     return sorted(set(out))
 
 
+_HEBREW_FINALS = "ךםןףץ"
+
+
+def visual_hebrew(text: str) -> bool:
+    """Hebrew stored in visual (reversed) order, as some old catalogues are: final letters
+    then open words instead of closing them. Not text anyone writes; left out."""
+    words = re.findall(r"[\u05d0-\u05ea]{2,}", text)
+    starts = sum(w[0] in _HEBREW_FINALS for w in words)
+    ends = sum(w[-1] in _HEBREW_FINALS for w in words)
+    return starts > ends
+
+
 def gather_mo() -> None:
     for path in mo_files():
         locale = Path(path).parent.parent.name
@@ -227,6 +239,8 @@ def gather_mo() -> None:
             continue
         group = domain_group(domain)
         text = "\n".join(v.strip() for _, v in pairs)
+        if locale == "he" and visual_hebrew(text):
+            continue
         for c in chunks(text, sep="\n"):
             add(category, lang, "gettext catalogue (msgstr)", path, group, c)
         if locale in MIXED_LOCALES:
