@@ -281,7 +281,7 @@ def gather_man() -> None:
 def gather_tutor() -> None:
     for path in sorted(glob.glob("/usr/share/vim/vim*/tutor/tutor.*.utf-8")):
         locale = Path(path).name.split(".")[1]
-        locale = {"zh": "zh_CN"}.get(locale, locale)
+        locale = {"zh": "zh_CN", "zh_cn": "zh_CN", "zh_tw": "zh_TW"}.get(locale, locale)
         if locale not in LOCALES:
             continue
         category, lang = LOCALES[locale]
