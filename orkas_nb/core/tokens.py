@@ -27,7 +27,9 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 import struct
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -94,9 +96,18 @@ _LETTERS = _map("luL")
 _DIGITS = _map("d")
 _PUNCT = _map("pqwo")
 _SPACES = _map("s")
+# Letters, the marks that join the word after them (_ .) and line breaks, for pair counts.
+_CONTEXT = bytearray(_map(""))
+for _src, _dst in (("l", "l"), ("u", "l"), ("L", "l"), ("w", "w"), ("o", "w"), ("n", "n")):
+    _CONTEXT[ord(_src)] = ord(_dst)
+_CONTEXT = bytes(_CONTEXT)
 # Scripts written with spaces between words: a word start costs a token of its own.
 _SCRIPT_WORDS = {"y": "cyrillic", "g": "greek", "r": "hebrew", "b": "arabic", "K": "hangul", "i": "indic"}
-_SCRIPT_MAPS = {k: _map(k) for k in _SCRIPT_WORDS}
+_SCRIPTS = [(k.encode(), name, name + "_word") for k, name in _SCRIPT_WORDS.items()]
+_SCRIPT_MAP = bytearray(_map(""))
+for _k in _SCRIPT_WORDS:
+    _SCRIPT_MAP[ord(_k)] = ord(_k)
+_SCRIPT_MAP = bytes(_SCRIPT_MAP)
 
 # A text's Latin words are English (one token each, mostly) or not (split more). "th" per Latin
 # letter tells them apart (18 per 1000 letters in English prose, 14 in code, at most 1.4 in the
@@ -104,11 +115,12 @@ _SCRIPT_MAPS = {k: _map(k) for k in _SCRIPT_WORDS}
 # identifiers hide their English in snake_case is told by its underscores (11-22 per 1000).
 _TH_PER_LETTER = 0.015
 _UNDERSCORE_AS_TH = 0.3
+_ENGLISH_SAMPLE = 16_000  # characters
 # Traditional Chinese costs more per character than simplified: frequent characters that
 # differ between the two, counted at the start of a text, say which one it is.
-_TRADITIONAL = [c.encode() for c in "無數為時個對開後過來這們說會國學經現還動體於與檔選項設資"]
-_SIMPLIFIED = [c.encode() for c in "无数为时个对开后过来这们说会国学经现还动体于与档选项设资"]
-_HAN_SAMPLE = 6000  # bytes
+_TRADITIONAL_RE = re.compile("[無數為時個對開後過來這們說會國學經現還動體於與檔選項設資]")
+_SIMPLIFIED_RE = re.compile("[无数为时个对开后过来这们说会国学经现还动体于与档选项设资]")
+_HAN_SAMPLE = 2000  # characters
 # The Han characters o200k_base holds as one token each (``python tests/core/calibrate_tokens.py
 # --han-table`` prints this list); any other Han character costs two or three byte pieces, and
 # literary or rare-word text has many more of them than technical text.
@@ -161,60 +173,50 @@ _RARE_HAN: list[Any] = []  # the compiled pattern, built on first use (import st
 
 def _rare_han(text: str) -> int:
     if not _RARE_HAN:
-        import re
-
         _RARE_HAN.append(re.compile("[^\\x00-\\u4dff\\ua000-\\U0010ffff" + _HAN_SINGLE + "]"))
     return len(_RARE_HAN[0].findall(text))
 # Accented letters tell the Latin languages apart (ł ż ą: Polish, ř ě ů: Czech, å ä ö: Swedish
 # ...) and their tokens differ: each has its own weight, its share measured at a text's start.
-ACCENT_WEIGHTS: dict[str, float] = {"ä": 1.5234, "å": 1.0054, "ö": 1.0776, "ü": 0.289, "é": 0.11, "è": 1.0968, "ł": 3.8111, "ż": 2.0403, "ą": 0.8954, "ę": 0.8486, "ó": 0.0, "ś": 2.8154, "ć": 0.8349, "ń": 3.2546, "č": 1.9115, "ř": 3.2562, "ž": 1.3092, "ě": 0.4604, "ů": 3.0365, "ý": 1.5907, "á": 0.1577, "í": 0.3776, "à": 0.4569, "ò": 3.0186, "ù": 1.1105, "ì": 0.1621, "ã": 0.0, "õ": 0.2621, "ç": 0.1291, "ñ": 0.0, "ş": 1.3463, "ğ": 1.2201, "ı": 0.7211, "ß": 0.0, "ê": 0.0227, "â": 2.0334, "ô": 0.0, "î": 0.0, "š": 1.6259, "ú": 0.3139}
+ACCENT_WEIGHTS: dict[str, float] = {"ä": 1.4099, "å": 1.4852, "ö": 1.105, "ü": 0.3772, "é": 0.1752, "è": 0.6352, "ł": 3.9069, "ż": 2.1812, "ą": 0.8802, "ę": 0.7917, "ó": 0.0, "ś": 3.0009, "ć": 0.8913, "ń": 3.3728, "č": 1.5574, "ř": 3.0916, "ž": 1.166, "ě": 0.2554, "ů": 3.0551, "ý": 1.4564, "á": 0.0713, "í": 0.9048, "à": 0.4809, "ò": 3.6063, "ù": 1.1174, "ì": 0.1421, "ã": 0.0, "õ": 0.3066, "ç": 0.2275, "ñ": 0.0, "ş": 1.3586, "ğ": 1.192, "ı": 0.7711, "ß": 0.0, "ê": 0.0, "â": 0.836, "ô": 0.0, "î": 0.0, "š": 1.4693, "ú": 0.2343}
 _ACCENTS = "".join(ACCENT_WEIGHTS)
-_ACCENT_BYTES = [c.encode() for c in _ACCENTS]
-_ACCENT_SAMPLE = 6000  # bytes
+_ACCENT_RE = re.compile(f"[{_ACCENTS}]")
+_ACCENT_SAMPLE = 3000  # characters
 
 # Weights fitted against o200k_base on the tune split of tests/data/tokens/corpus (see module
 # docstring). Keys name the features; a ``_en``/``_x`` pair is one feature split by the share of
 # English in the text, the ``han_*`` triple one feature split by simplified/traditional/Japanese.
 WEIGHTS: dict[str, float] = {
-    "word_en": 0.5876, "word_x": 0.3876,          # a run of Latin letters
-    "letter_en": 0.0727, "letter_x": 0.1516,     # each Latin letter: long or rare words split more
-    "long_en": 0.0688, "long_x": 0.0,          # every 6 letters of a word
-    "upper": 0.0536,        # capitals: acronyms and base64 split more
-    "camel": 0.6258,        # lower->upper boundary (camelCase) starts a new piece
-    "latin_ext": 0.5516,     # accented Latin letters other than those below
+    "word_en": 0.6129, "word_x": 0.4398,          # a run of Latin letters
+    "letter_en": 0.0741, "letter_x": 0.1423,     # each Latin letter: long or rare words split more
+    "upper": 0.0694,        # capitals: acronyms and base64 split more
+    "camel": 0.6229,        # lower->upper boundary (camelCase) starts a new piece
+    "latin_ext": 0.4969,     # accented Latin letters other than those below
     **{f"accent_{c}": w for c, w in ACCENT_WEIGHTS.items()},
-    "viet": 0.2503,          # Latin Extended Additional (Vietnamese)
-    "digit": 0.087,
-    "digit_run": 1.2641,     # o200k groups digits by at most three
-    "digit_triple": 0.4416,
-    "number_sep": -0.1892,    # 27.42, 1,024: a lone separator between digits
-    "space_digit": 0.6479,   # a space does not merge into the number after it
-    "punct": 0.0094,        # ASCII punctuation: runs merge, so the run count carries the weight
-    "punct_run": 1.0111,
-    "punct_long": 0.0,    # every 4 characters of a punctuation run (----, ====, |---|)
-    "punct_word": 0.0054,    # (self "warning: one mark before a word may join the word's piece
-    "join_word": -0.6181,     # _kind .path: an underscore or a dot before a word nearly always does
+    "viet": 0.202,          # Latin Extended Additional (Vietnamese)
+    "digit_run": 1.2943,     # o200k groups digits by at most three
+    "digit_triple": 0.7184,
+    "space_digit": 0.9841,   # a space does not merge into the number after it
+    "punct_run": 1.027,
+    "join_word": -0.572,     # _kind .path: an underscore or a dot before a word nearly always does
     "punct_newline": -1.03, # ):\n  a mark's piece takes the line breaks after it
-    "newline": 1.5048,
-    "blank_line": -0.8808,    # \n\n, \n\n\n are one piece each (fitted negative)
-    "line_word": 0.5036,     # a word opening a line has no space to merge with: rarer pieces
-    "indent": 1.2802,        # a run of two or more spaces (indentation, alignment)
-    "line_indent": -0.7499,   # ... at the start of a line, where it may merge with the newline
-    "space_long": 0.0358,    # every 8 spaces of a run
-    "han_s": 0.6479, "han_t": 0.8433, "han_j": 0.9232,
-    "han_rare": 1.2461,      # a Han character o200k has no token for
-    "space_cjk": 0.7869,     # 加 上 使 用: a space before a Han or kana character is a piece of its own
-    "cjk_punct": 1.0232,     # 。、「」 merge with their neighbours
-    "kana": 0.5549,
-    "fullwidth": 0.7406,     # ，：（）
-    "hangul": 0.3873, "hangul_word": 0.8976,
-    "cyrillic": 0.0958, "cyrillic_word": 1.3475,
-    "greek": 0.4098, "greek_word": 0.0,
-    "hebrew": 0.4609, "hebrew_word": 0.0146,
-    "arabic": 0.371, "arabic_word": 0.0203,
-    "devanagari": 0.4122, "thai": 0.4092, "indic": 0.103, "indic_word": 0.0,
-    "symbol": 0.5547,        # “ ” — … arrows, maths
-    "emoji": 2.4335,
+    "newline": 1.162,
+    "blank_line": -0.6628,    # \n\n, \n\n\n are one piece each (fitted negative)
+    "line_word": 0.7549,     # a word opening a line has no space to merge with: rarer pieces
+    "indent": 1.0749,        # a run of two or more spaces (indentation, alignment)
+    "han_s": 0.6784, "han_t": 0.8549, "han_j": 0.9297,
+    "han_rare": 1.4713,      # a Han character o200k has no token for
+    "space_cjk": 0.7001,     # 加 上 使 用: a space before a Han or kana character is a piece of its own
+    "cjk_punct": 0.8913,     # 。、「」 merge with their neighbours
+    "kana": 0.5781,
+    "fullwidth": 0.8042,     # ，：（）
+    "hangul": 0.3963, "hangul_word": 0.9236,
+    "cyrillic": 0.1076, "cyrillic_word": 1.314,
+    "greek": 0.4183, "greek_word": 0.0,
+    "hebrew": 0.4637, "hebrew_word": 0.0836,
+    "arabic": 0.3827, "arabic_word": 0.0393,
+    "devanagari": 0.4229, "thai": 0.4185, "indic": 0.103, "indic_word": 0.0,
+    "symbol": 0.6098,        # “ ” — … arrows, maths
+    "emoji": 2.0938,
 }
 BIAS = 0.0
 # Features of which a character feeds at most one (used by the length bound): the two parts of a
@@ -222,7 +224,7 @@ BIAS = 0.0
 _SCRIPT_CLASSES = ("latin_ext", "viet", *(f"accent_{c}" for c in _ACCENTS), "han_s", "han_t", "han_j",
                    "kana", "cjk_punct", "fullwidth", "hangul", "cyrillic", "greek", "hebrew", "arabic",
                    "devanagari", "thai", "indic", "symbol", "emoji")
-_EXCLUSIVE = [("word_en", "word_x"), ("letter_en", "letter_x"), ("long_en", "long_x"), _SCRIPT_CLASSES,
+_EXCLUSIVE = [("word_en", "word_x"), ("letter_en", "letter_x"), _SCRIPT_CLASSES,
               tuple(f"{name}_word" for name in ("cyrillic", "greek", "hebrew", "arabic", "hangul", "indic"))]
 _NON_ASCII = (
     "latin_ext", *(f"accent_{c}" for c in _ACCENTS), "viet", "han_s", "han_t", "han_j", "han_rare", "space_cjk", "cjk_punct", "kana", "fullwidth", "hangul",
@@ -236,8 +238,24 @@ def _runs(mapped: bytes) -> int:
     return mapped.count(b".a") + mapped.startswith(b"a")
 
 
+_SAMPLE_WINDOWS = 4
+_SAMPLE_WINDOW = 16_384  # class bytes (characters)
+
+
+def _sample(cls: bytes) -> tuple[bytes, float]:
+    """Up to four evenly spaced windows of a long text's class bytes, and the factor that
+    scales a count on them to the whole text (the whole text itself when it is short)."""
+    n = len(cls)
+    if n <= _SAMPLE_WINDOWS * _SAMPLE_WINDOW * 2:
+        return cls, 1.0
+    step = (n - _SAMPLE_WINDOW) // (_SAMPLE_WINDOWS - 1)
+    sample = b".".join(cls[i * step : i * step + _SAMPLE_WINDOW] for i in range(_SAMPLE_WINDOWS))
+    return sample, n / (_SAMPLE_WINDOWS * _SAMPLE_WINDOW)
+
+
 def _features(text: str) -> dict[str, float]:
-    """Counts the estimate is a weighted sum of (exposed for calibration)."""
+    """Counts the estimate is a weighted sum of (exposed for calibration; a feature that is
+    absent counts zero)."""
     if text.isascii():
         raw = text.encode("ascii")
         cls = raw.translate(_CLASS_TABLE)
@@ -254,83 +272,83 @@ def _features(text: str) -> dict[str, float]:
         ascii_only = False
     letters = cls.translate(_LETTERS)
     digits = cls.translate(_DIGITS)
-    punct = cls.translate(_PUNCT)
-    spaces = cls.translate(_SPACES)
     n_letters = letters.count(b"a")
     words = _runs(letters)
-    long = letters.count(b"aaaaaa")
-    if n_letters:
-        marks = raw.count(b"th") + raw.count(b"Th") + _UNDERSCORE_AS_TH * raw.count(b"_")
-        english = min(1.0, marks / (_TH_PER_LETTER * n_letters))
+    # The share of English is read at the start of a long text (one class byte per character,
+    # so the first _ENGLISH_SAMPLE class bytes are the first _ENGLISH_SAMPLE characters).
+    in_head = letters.count(b"a", 0, _ENGLISH_SAMPLE) if len(text) > _ENGLISH_SAMPLE else n_letters
+    if in_head:
+        marks = text.count("th", 0, _ENGLISH_SAMPLE) + _UNDERSCORE_AS_TH * text.count("_", 0, _ENGLISH_SAMPLE)
+        english = min(1.0, marks / (_TH_PER_LETTER * in_head))
     else:
         english = 0.0
     foreign = 1.0 - english
+    # Second-order features (how pieces join) are counted on a sample of a long text.
+    sample, scale = _sample(cls)
+    context = sample.translate(_CONTEXT)
+    spaces = sample.translate(_SPACES)
     f: dict[str, float] = {
         "word_en": words * english, "word_x": words * foreign,
         "letter_en": n_letters * english, "letter_x": n_letters * foreign,
-        "long_en": long * english, "long_x": long * foreign,
         "upper": cls.count(b"u"),
-        "camel": cls.count(b"lu"),
-        "digit": cls.count(b"d"),
         "digit_run": _runs(digits),
         "digit_triple": digits.count(b"aaa"),
-        "number_sep": cls.count(b"dpd"),
-        "space_digit": cls.count(b"sd"),
-        "punct": cls.count(b"p"),
-        "punct_run": _runs(punct),
-        "punct_long": punct.count(b"aaaa"),
-        "punct_word": cls.count(b"pl") + cls.count(b"pu"),
-        "join_word": cls.count(b"wl") + cls.count(b"wu") + cls.count(b"ol") + cls.count(b"ou"),
-        "punct_newline": cls.count(b"pn"),
+        "punct_run": _runs(cls.translate(_PUNCT)),
         "newline": cls.count(b"n"),
-        "blank_line": cls.count(b"nn"),
-        "line_word": cls.count(b"nl") + cls.count(b"nu"),
-        "indent": spaces.count(b".aa") + spaces.startswith(b"aa"),
-        "line_indent": cls.count(b"nss"),
-        "space_long": spaces.count(b"aaaaaaaa"),
+        "camel": sample.count(b"lu") * scale,
+        "space_digit": sample.count(b"sd") * scale,
+        "join_word": context.count(b"wl") * scale,
+        "punct_newline": sample.count(b"pn") * scale,
+        "blank_line": sample.count(b"nn") * scale,
+        "line_word": context.count(b"nl") * scale,
+        "indent": (spaces.count(b".aa") + spaces.startswith(b"aa")) * scale,
     }
     if ascii_only:
-        f.update(_NO_NON_ASCII)
         return f
     # Non-ASCII classes are counted on the non-ASCII characters alone: a short string for
     # code or prose with a few accents, one byte per character for CJK.
     wide = raw.translate(_CLASS_TABLE, _ASCII_AND_CONTINUATION)
-    f.update(_NO_NON_ASCII)
     latin_ext = wide.count(b"L") - viet
     if latin_ext:
-        head = raw[:_ACCENT_SAMPLE]
-        in_head = head.translate(_CLASS_TABLE, _ASCII_AND_CONTINUATION).count(b"L")
-        scale = (latin_ext + viet) / in_head if in_head else 0.0
-        for c, code in zip(_ACCENTS, _ACCENT_BYTES):
-            n = head.count(code) * scale
-            f["accent_" + c] = n
-            latin_ext -= n
-    f["latin_ext"] = max(0.0, latin_ext)
-    f["viet"] = viet
-    f["symbol"] = wide.count(b"q")
-    f["emoji"] = wide.count(b"e")
-    f["fullwidth"] = wide.count(b"f")
-    for klass, name in _SCRIPT_WORDS.items():
-        n = wide.count(klass.encode())
+        head = text[:_ACCENT_SAMPLE]
+        scale = 1.0
+        if len(head) < len(text):
+            in_head = head.encode("utf-8", "surrogatepass").translate(_CLASS_TABLE, _ASCII_AND_CONTINUATION).count(b"L")
+            scale = latin_ext / in_head if in_head else 0.0
+        for c, n in Counter(_ACCENT_RE.findall(head)).items():
+            f["accent_" + c] = n * scale
+            latin_ext -= n * scale
+        f["latin_ext"] = max(0.0, latin_ext)
+    if viet:
+        f["viet"] = viet
+    for key, klass in (("symbol", b"q"), ("emoji", b"e"), ("fullwidth", b"f")):
+        n = wide.count(klass)
+        if n:
+            f[key] = n
+    scripts = None
+    for klass, name, word in _SCRIPTS:
+        n = wide.count(klass)
         if n:
             f[name] = n
-            f[name + "_word"] = _runs(cls.translate(_SCRIPT_MAPS[klass]))
-    if f["indic"]:
+            if scripts is None:  # one pass maps every spaced script to itself, the rest to "."
+                scripts = cls.translate(_SCRIPT_MAP)
+            f[word] = scripts.count(b"." + klass) + scripts.startswith(klass)
+    if "indic" in f:
         f["thai"] = raw.count(b"\xe0\xb8") + raw.count(b"\xe0\xb9")
         f["devanagari"] = raw.count(b"\xe0\xa4") + raw.count(b"\xe0\xa5")
         f["indic"] -= f["thai"] + f["devanagari"]
-    kana = wide.count(b"k")
-    if kana:
+    kana = cjk = wide.count(b"k")
+    if cjk:
         f["cjk_punct"] = raw.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
-        f["kana"] = kana - f["cjk_punct"]
+        kana = f["kana"] = cjk - f["cjk_punct"]
     han = wide.count(b"H")
-    if han or kana:
-        f["space_cjk"] = cls.count(b"sH") + cls.count(b"sk")
+    if han or cjk:
+        f["space_cjk"] = (sample.count(b"sH") + sample.count(b"sk")) * scale
     if han:
-        japanese = min(1.0, 3 * f["kana"] / (f["kana"] + han))
-        head = raw[:_HAN_SAMPLE]
-        trad = sum(head.count(c) for c in _TRADITIONAL)
-        simp = sum(head.count(c) for c in _SIMPLIFIED)
+        japanese = min(1.0, 3 * kana / (kana + han))
+        head = text[:_HAN_SAMPLE]
+        trad = len(_TRADITIONAL_RE.findall(head))
+        simp = len(_SIMPLIFIED_RE.findall(head))
         traditional = (trad + 0.5) / (trad + simp + 1)
         f["han_rare"] = _rare_han(text)
         f["han_j"] = han * japanese
@@ -343,10 +361,10 @@ def estimate_text(text: str) -> int:
     """Estimated o200k_base token count of ``text`` (0 for the empty string)."""
     if not text:
         return 0
-    f = _features(text)
+    weights = WEIGHTS
     total = BIAS
-    for key, weight in WEIGHTS.items():
-        total += weight * f[key]
+    for key, value in _features(text).items():
+        total += weights[key] * value
     return max(1, round(total))
 
 

@@ -43,7 +43,7 @@ CATEGORIES = sorted(p.stem for p in CORPUS.glob("*.jsonl"))
 # that errors lean to over-estimating (an under-estimate delays compaction into an overflow).
 UPLIFT = 1.03
 # Corrections that take tokens off (a separator BPE merges into the number beside it).
-NEGATIVE = {"number_sep", "punct_word", "join_word", "punct_newline", "blank_line", "line_indent"}
+NEGATIVE = {"join_word", "punct_newline", "blank_line"}
 
 
 @dataclass
@@ -167,7 +167,7 @@ def fit(samples: list[Sample]) -> dict[str, float]:
         for piece in pieces(s.text):
             real = count(enc, piece)
             f = tokens._features(piece)
-            rows.append([f[k] / real for k in keys])
+            rows.append([f.get(k, 0.0) / real for k in keys])
             cats.append(s.category)
             per_category[s.category] = per_category.get(s.category, 0) + 1
     weights = [1.0 / per_category[c] ** 0.5 for c in cats]
