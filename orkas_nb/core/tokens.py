@@ -191,7 +191,7 @@ _ACCENT_SAMPLE = 3000  # characters
 # ASCII letters that are rare in English and the Romance languages but frequent in the Finnic,
 # Baltic, Slavic and Germanic ones: their share (at a text's start) scales the foreign letters.
 _RARE_LETTERS = "kwzjyv"
-_RARE_LETTER_RE = re.compile(f"[{_RARE_LETTERS}]")
+_RARE_KEYS = [(c, f"rare_{c}") for c in _RARE_LETTERS]
 
 # Weights fitted against o200k_base on the tune split of tests/data/tokens/corpus (see module
 # docstring). Keys name the features; a ``_en``/``_x`` pair is one feature split by the share of
@@ -330,8 +330,10 @@ def _features(text: str) -> dict[str, float]:
         in_head = letters.count(b"a", 0, _ACCENT_SAMPLE)
         if in_head:
             per = n_letters * foreign / in_head
-            for c, n in Counter(_RARE_LETTER_RE.findall(head)).items():
-                f["rare_" + c] = n * per
+            for c, key in _RARE_KEYS:
+                n = head.count(c)
+                if n:
+                    f[key] = n * per
     if ascii_only:
         return f
     # Non-ASCII classes are counted on the non-ASCII characters alone: a short string for
