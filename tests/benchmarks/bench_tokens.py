@@ -1,9 +1,10 @@
 """Throughput of the token estimator, against baselines measured in the same run.
 
-    python tests/benchmarks/bench_tokens.py [DATA_FOLDER] [--mb 4] [--repeat 5]
+    python tests/benchmarks/bench_tokens.py [DATA_FOLDER] [--mb 4] [--repeat 5] [--only CLASS,...]
 
-DATA_FOLDER defaults to the calibration corpus (``tests/data/tokens``); each sub-folder is a
-class, its files concatenated and repeated to about ``--mb`` MB of UTF-8. For every class the
+DATA_FOLDER defaults to the token corpus (``tests/data/tokens``): each ``corpus/<category>.jsonl``
+is a class (its texts joined), and so is each sub-folder of the first corpus (its files
+joined); each class is repeated to about ``--mb`` MB of UTF-8. For every class the
 script prints the estimator's MB/s (best of ``--repeat``, input measured in UTF-8 bytes) by
 the wall clock and per CPU-second of this process, the real o200k tokenizer's MB/s per CPU-second
 (bpe-openai, when installed) and the ratio between the two CPU figures. The
@@ -16,6 +17,7 @@ per-CPU-second column (this process's CPU time), and re-run when the machine is 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -40,13 +42,16 @@ def best_of(repeat: int, fn, *args, clock=time.perf_counter) -> float:
 
 
 def load(folder: Path, mb: float) -> dict[str, str]:
+    texts = {}
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and p.name != "corpus"):
+        texts[sub.name] = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(sub.iterdir()) if p.is_file())
+    for path in sorted((folder / "corpus").glob("*.jsonl")):
+        with open(path, encoding="utf-8") as f:
+            texts[path.stem] = "\n\n".join(json.loads(line)["text"] for line in f)
     out = {}
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
-        text = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(sub.iterdir()) if p.is_file())
-        if not text:
-            continue
-        size = len(text.encode("utf-8"))
-        out[sub.name] = text * max(1, int(mb * 1e6 / size))
+    for name, text in texts.items():
+        if text:
+            out[name] = text * max(1, int(mb * 1e6 / len(text.encode("utf-8"))))
     return out
 
 
@@ -55,6 +60,8 @@ def main() -> int:
     parser.add_argument("data", nargs="?", default=str(ROOT / "tests" / "data" / "tokens"))
     parser.add_argument("--mb", type=float, default=4.0)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", default="", help="comma-separated classes to run (default: all)")
+    parser.add_argument("--no-reference", action="store_true", help="skip the o200k column")
     args = parser.parse_args()
     try:
         import bpe_openai
@@ -62,8 +69,12 @@ def main() -> int:
         o200k = bpe_openai.get_encoding("o200k_base")
     except ImportError:
         o200k = None
+    if args.no_reference:
+        o200k = None
     classes = load(Path(args.data), args.mb)
-    print(f"{'class':10} {'MB':>6} {'estimator MB/s':>15} {'per CPU-s':>10} {'2 KB pieces, per CPU-s':>22} "
+    if args.only:
+        classes = {k: v for k, v in classes.items() if k in args.only.split(",")}
+    print(f"{'class':16} {'MB':>6} {'estimator MB/s':>15} {'per CPU-s':>10} {'2 KB pieces, per CPU-s':>22} "
           f"{'o200k per CPU-s':>15} {'ratio':>7}")
     slow = []
     for name, text in classes.items():
@@ -82,7 +93,7 @@ def main() -> int:
             real_s, ratio = f"{real:15.1f}", f"{est_cpu / real:6.1f}x"
         else:
             real_s, ratio = f"{'n/a':>15}", f"{'n/a':>7}"
-        print(f"{name:10} {size:6.1f} {est:15.1f} {est_cpu:10.1f} {est_pieces:22.1f} {real_s} {ratio}")
+        print(f"{name:16} {size:6.1f} {est:15.1f} {est_cpu:10.1f} {est_pieces:22.1f} {real_s} {ratio}")
         if min(est_cpu, est_pieces) < TARGET_MB_S:  # CPU figures: wall time depends on neighbours
             slow.append(name)
     # A long history: the per-message cache makes re-estimating it nearly free.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import struct
 import zlib
 
@@ -26,30 +27,106 @@ from orkas_nb.core.tokens import (
     estimate_text,
 )
 from orkas_nb.providers.base import ToolSpec
-from tests.core.calibrate_tokens import BOUNDED, load_corpus, markdown, table
+from tests.core.calibrate_tokens import (
+    CATEGORIES,
+    CORPUS,
+    load_corpus,
+    load_legacy,
+    markdown,
+    table,
+)
+from tests.data.tokens.build_corpus import MIN_CHARS, group_split
 
 BOUND = 0.10
+# Every script a data person writes in, and the formats they paste (issue 19, part 4).
+REQUIRED = {
+    "latin-en", "latin-fr", "latin-de", "latin-es", "latin-it", "latin-pt", "latin-pl", "latin-cs",
+    "latin-nl", "latin-sv", "latin-tr", "latin-vi", "cyrillic", "greek", "han-simplified",
+    "han-traditional", "japanese", "korean", "arabic", "hebrew", "devanagari", "thai", "code",
+    "json", "csv", "markdown-table", "mixed",
+    # added after a first measure on languages the fit had never seen
+    "latin-hu", "latin-fi", "latin-ro", "latin-sk", "latin-hr", "latin-da", "latin-lt", "latin-et",
+    "latin-sl", "latin-nb", "latin-ca", "latin-id", "georgian",
+}
 
 
 @pytest.fixture(scope="module")
-def rows() -> list:
-    return table(load_corpus(BOUNDED))
+def held_out() -> list:
+    return table(load_corpus("holdout"))
 
 
-def test_every_class_is_within_ten_percent_of_o200k(rows: list) -> None:
+def test_every_category_is_within_ten_percent_of_o200k_on_texts_never_fitted_on(held_out: list) -> None:
+    print("\n" + markdown(held_out))
+    assert {r.category for r in held_out} == REQUIRED
+    for r in held_out:
+        assert r.samples >= 7, f"{r.category}: too few held-out texts to measure"
+        assert r.mae_o200k <= BOUND, f"{r.category}: mean error {r.mae_o200k:.1%} > {BOUND:.0%}"
+
+
+def test_errors_lean_to_over_estimating(held_out: list) -> None:
+    # An under-estimate delays compaction into an overflow; an over-estimate compacts a little
+    # early. The fit is scaled up (calibrate_tokens.UPLIFT) so the errors lean positive.
+    signed = [r.signed_o200k for r in held_out]
+    assert sum(signed) / len(signed) > 0
+    for r in held_out:
+        assert r.signed_o200k > -0.05, f"{r.category} under-estimated by {-r.signed_o200k:.1%} on average"
+
+
+def test_the_first_corpus_is_unseen_now_and_stays_within_the_bound() -> None:
+    rows = table(load_legacy(["english", "chinese", "mixed", "code", "json"]))
     print("\n" + markdown(rows))
-    assert [r.klass for r in rows] == BOUNDED
     for r in rows:
-        assert r.samples >= 8, f"{r.klass}: too few samples to measure"
-        assert r.mae_o200k <= BOUND, f"{r.klass}: mean error {r.mae_o200k:.1%} > {BOUND:.0%}"
+        assert r.mae_o200k <= BOUND, f"{r.category}: mean error {r.mae_o200k:.1%} > {BOUND:.0%}"
 
 
-def test_the_bound_tells_a_script_aware_estimate_from_chars_over_four(rows: list) -> None:
-    # The check can fail: the naive rule is far outside it on Chinese, mixed text and JSON.
-    by_class = {r.klass: r for r in rows}
-    assert by_class["chinese"].mae_chars4 > 0.5
-    assert by_class["mixed"].mae_chars4 > 3 * BOUND
-    assert by_class["json"].mae_chars4 > 2 * BOUND
+def test_the_bound_tells_a_script_aware_estimate_from_chars_over_four(held_out: list) -> None:
+    # The check can fail: the naive rule is far outside it on most scripts.
+    by_category = {r.category: r for r in held_out}
+    for category in ("han-simplified", "japanese", "korean", "arabic", "devanagari", "thai", "csv"):
+        assert by_category[category].mae_chars4 > 3 * BOUND, category
+
+
+def test_the_corpus_records_its_sources_and_its_split_follows_the_rule() -> None:
+    splits: dict[str, str] = {}
+    for category in CATEGORIES:
+        for line in (CORPUS / f"{category}.jsonl").read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            assert len(r["text"]) >= MIN_CHARS, r["id"]
+            assert r["category"] == category and r["source"] and r["package"] and r["licence"], r["id"]
+            assert r["split"] == group_split(r["group"]), r["id"]
+            # One work (all its translations) stays in one split.
+            assert splits.setdefault(r["group"], r["split"]) == r["split"], r["group"]
+    assert set(splits.values()) == {"tune", "holdout"}
+
+
+def test_the_fit_refuses_held_out_texts() -> None:
+    from tests.core.calibrate_tokens import fit
+
+    with pytest.raises(AssertionError, match="holdout"):
+        fit(load_corpus("holdout", ["thai"]))
+
+
+def test_the_single_token_han_table_matches_o200k() -> None:
+    from tests.core.calibrate_tokens import han_table
+
+    assert tokens._HAN_SINGLE == han_table()
+
+
+def test_rare_han_characters_cost_more_than_common_ones() -> None:
+    common = "一天还是今年第一出来" * 20  # one o200k token each
+    rare = "闷饕餮魑魍魉耄耋龘" * 20  # two or three byte pieces each
+    assert tokens._features(rare)["han_rare"] == len(rare)
+    assert tokens._features(common)["han_rare"] == 0
+    assert estimate_text(rare) > 1.5 * estimate_text(common)
+
+
+def test_english_and_other_latin_languages_are_told_apart() -> None:
+    en = tokens._features("The weather on the north coast is rather wet throughout the year.")
+    pl = tokens._features("Pogoda na północnym wybrzeżu jest przez cały rok raczej wilgotna.")
+    code = tokens._features("def read_file(file_path, max_size=None):\n    return open(file_path).read(max_size)\n")
+    assert en["word_x"] == 0 and en["word_en"] > 0
+    assert pl["word_en"] < 0.2 * pl["word_x"]
+    assert code["word_x"] == 0  # snake_case marks code as English words
 
 
 def test_chinese_costs_far_more_per_character_than_english() -> None:
@@ -63,9 +140,13 @@ def test_ascii_fast_path_agrees_with_the_general_path() -> None:
     fast = tokens._features(text)
     # One non-ASCII character forces the general path; it must add only that character.
     slow = tokens._features(text + "é")
-    assert slow["latin_ext"] == 1
+    assert slow["accent_é"] == 1
+    # "é" after the last line break is a word of one Latin letter.
+    for a, b in (("word_en", "word_x"), ("letter_en", "letter_x")):
+        assert slow[a] + slow[b] == pytest.approx(fast[a] + fast[b] + 1), a
+    assert slow["line_word"] == fast["line_word"] + 1
     for key, value in fast.items():
-        if key not in ("latin_ext", "word"):
+        if not key.startswith(("word_", "letter_", "line_word")):
             assert slow[key] == value, key
 
 
@@ -166,16 +247,29 @@ def test_request_estimate_includes_system_and_tools() -> None:
 
 
 @pytest.mark.parametrize("char,klass", [
-    ("中", "han"), ("あ", "kana"), ("カ", "kana"), ("。", "cjk_punct"), ("한", "hangul"),
-    ("，", "fullwidth"), ("я", "cyrillic"), ("α", "greek"), ("ש", "rtl"), ("ع", "rtl"),
-    ("अ", "indic"), ("ก", "indic"), ("—", "symbol"), ("→", "symbol"), ("😀", "emoji"),
-    ("é", "latin_ext"), ("ß", "latin_ext"),
+    ("中", "han_s"), ("這", "han_t"), ("あ", "kana"), ("カ", "kana"), ("。", "cjk_punct"), ("한", "hangul"),
+    ("，", "fullwidth"), ("я", "cyrillic"), ("α", "greek"), ("ש", "hebrew"), ("ع", "arabic"),
+    ("अ", "devanagari"), ("ก", "thai"), ("ქ", "indic"), ("—", "symbol"), ("→", "symbol"), ("😀", "emoji"),
+    ("ŋ", "latin_ext"), ("ß", "accent_ß"), ("ł", "accent_ł"), ("ệ", "viet"),
 ])
 def test_each_script_lands_in_its_class(char: str, klass: str) -> None:
     f = tokens._features("ab " + char * 3)
-    assert f[klass] == 3
-    others = {k: v for k, v in f.items() if k in tokens._NO_NON_ASCII and k != klass}
-    assert all(v == 0 for v in others.values()), others
+    if klass in ("han_s", "han_t"):  # a three-character sample says little: both shares are kept
+        assert f["han_s"] + f["han_t"] == pytest.approx(3) and f[klass] >= 1.5
+        klass_set = {"han_s", "han_t"}
+    else:
+        assert f[klass] == 3
+        klass_set = {klass}
+    word = {"cyrillic": "cyrillic_word", "greek": "greek_word", "hebrew": "hebrew_word", "arabic": "arabic_word",
+            "hangul": "hangul_word", "devanagari": "indic_word", "thai": "indic_word", "indic": "indic_word"}
+    if klass in word:
+        assert f[word[klass]] == 1
+        klass_set.add(word[klass])
+    if klass in ("han_s", "han_t", "kana", "cjk_punct"):
+        assert f["space_cjk"] == 1  # the space before the run
+        klass_set.add("space_cjk")
+    others = {k: v for k, v in f.items() if k in tokens._NO_NON_ASCII and k not in klass_set and v}
+    assert not others, others
 
 
 def test_a_running_estimate_equals_the_plain_sum_through_appends_prefixes_and_rewrites() -> None:
@@ -210,3 +304,16 @@ def test_the_length_bound_is_never_below_the_estimate(text: str, name: str, raw:
     assert estimate_bound(messages) == estimate_messages(messages)  # estimated ones count exactly
     with_image = ToolResultMessage(tool_call_id="c", name="n", content=[ImageBlock(data="AAAA")])
     assert estimate_bound([*messages, with_image]) is None
+
+
+def test_a_long_text_sampled_for_its_pair_counts_stays_within_its_length_bound() -> None:
+    from orkas_nb.core.tokens import _text_bound
+
+    # camelCase only at the start: the sampled windows see more of it than the text holds.
+    text = "getValueForKey(someName) " * 3000 + "plain words and more words " * 4000
+    assert len(text) > 131_072
+    assert 0 < estimate_text(text) <= _text_bound(text)
+    # And a sampled long text is estimated close to the same text counted whole.
+    piece = "Der Fluss war den ganzen Sommer niedrig, 河水很浅。 def f(x_1): return x_1\n"
+    hundred = estimate_text(piece * 100)  # short enough to be counted whole
+    assert 0.97 * hundred * 30 <= estimate_text(piece * 3000) <= 1.03 * hundred * 30
