@@ -48,7 +48,6 @@ from .base import (
     StreamThinking,
     StreamToolCall,
     ToolSpec,
-    drain,
 )
 from .catalog import Catalog
 from .sse import iter_sse
@@ -148,9 +147,6 @@ class AnthropicProvider(HttpProvider):
         return ProviderCapabilities(
             images_in_tool_results=True, context_window=self.catalog.get(model).context_window
         )
-
-    async def complete(self, request: ModelRequest) -> StreamDone:
-        return await drain(self.stream(request))
 
     # -- request ------------------------------------------------------------------------------
 

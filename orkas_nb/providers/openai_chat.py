@@ -45,7 +45,6 @@ from .base import (
     StreamThinking,
     StreamToolCall,
     ToolSpec,
-    drain,
 )
 from .catalog import Catalog
 from .sse import iter_sse
@@ -183,9 +182,6 @@ class OpenAIChatProvider(HttpProvider):
         return ProviderCapabilities(
             images_in_tool_results=False, context_window=self.catalog.get(model).context_window
         )
-
-    async def complete(self, request: ModelRequest) -> StreamDone:
-        return await drain(self.stream(request))
 
     # -- request ------------------------------------------------------------------------------
 

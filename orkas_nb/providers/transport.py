@@ -32,6 +32,7 @@ from ..core.errors import (
     StreamTruncatedError,
     TransientError,
 )
+from .base import StreamingProvider
 from .pool import DEFAULT_TIMEOUT, POOL, client_key, make_client  # noqa: F401  (make_client: re-exported)
 
 # Phrases that the common servers use for a prompt longer than the model's window.
@@ -155,7 +156,7 @@ def error_from_stream(payload: dict[str, Any], provider: str) -> ProviderError:
     return error_from_status(status, json.dumps(payload), httpx.Headers(), provider)
 
 
-class HttpProvider:
+class HttpProvider(StreamingProvider):
     """Shared plumbing of the HTTP providers: base URL, credentials, the one POST of an attempt.
 
     ``client`` is the test seam (aim it at a loopback server, or give it a transport), used as
