@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
 import httpx
 
 from ..core.messages import (
     AssistantMessage,
     ImageBlock,
-    Message,
     SummaryBlock,
     TextBlock,
     ThinkingBlock,
@@ -39,35 +38,18 @@ from ..core.messages import (
     Usage,
 )
 from .auth import StaticKey
-from .base import (
-    ModelRequest,
-    ProviderCapabilities,
-    StreamDone,
-    StreamEvent,
-    StreamText,
-    StreamThinking,
-    StreamToolCall,
-    ToolSpec,
-    drain,
-)
-from .catalog import Catalog
+from .base import StreamDone, StreamText, StreamThinking, StreamToolCall
 from .sse import iter_sse
-from .transport import (
-    HttpProvider,
-    bad_json,
-    error_from_exception,
-    error_from_stream,
-    truncated,
-)
+from .transport import HttpOptions, HttpProvider, dumps, error_from_stream, tool_call_block
+
+if TYPE_CHECKING:  # only in annotations
+    from ..core.messages import Message
+    from .base import ModelRequest, StreamEvent, ToolSpec
 
 __all__ = ["API_VERSION", "AnthropicProvider"]
 
 API_VERSION = "2023-06-01"
 _EPHEMERAL = ',"cache_control":{"type":"ephemeral"}}'
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 def _image(b: ImageBlock) -> dict[str, Any]:
@@ -110,32 +92,16 @@ def _blocks(message: Message, keep_thinking: bool) -> list[dict[str, Any]]:
 class AnthropicProvider(HttpProvider):
     """Messages streaming client (``POST {base_url}/v1/messages``)."""
 
+    id = "anthropic"
+    default_base_url = "https://api.anthropic.com"
+    stream_path = "/v1/messages"
     models_path = "/v1/models"
+    base_headers: ClassVar[dict[str, str]] = {"anthropic-version": API_VERSION}
+    images_in_tool_results = True
 
-    def __init__(
-        self,
-        *,
-        id: str = "anthropic",
-        base_url: str = "https://api.anthropic.com",
-        token_source: Any = None,
-        client: httpx.AsyncClient | None = None,
-        catalog: Catalog | None = None,
-        default_model: str | None = None,
-        cache_breakpoints: bool = True,
-        timeout: httpx.Timeout | float | None = None,
-        headers: dict[str, str] | None = None,
-        extra_body: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(base_url=base_url, token_source=token_source, client=client,
-                         timeout=timeout, headers={"anthropic-version": API_VERSION, **(headers or {})},
-                         default_model=default_model)
-        self.id = id
-        self.catalog = catalog or Catalog()
+    def __init__(self, *, cache_breakpoints: bool = True, **options: Unpack[HttpOptions]) -> None:
+        super().__init__(**options)
         self.cache_breakpoints = cache_breakpoints
-        self.extra_body = dict(extra_body or {})
-        self._tools_key: tuple[int, ...] | None = None
-        self._tools_ref: list[ToolSpec] | None = None
-        self._tools_json = ""
 
     def _auth(self, token: str | None) -> dict[str, str]:
         if not token:
@@ -143,14 +109,6 @@ class AnthropicProvider(HttpProvider):
         if isinstance(self.token_source, StaticKey):
             return {"x-api-key": token}
         return {"authorization": f"Bearer {token}"}  # OAuth-style tokens travel as bearer
-
-    def capabilities(self, model: str) -> ProviderCapabilities:
-        return ProviderCapabilities(
-            images_in_tool_results=True, context_window=self.catalog.get(model).context_window
-        )
-
-    async def complete(self, request: ModelRequest) -> StreamDone:
-        return await drain(self.stream(request))
 
     # -- request ------------------------------------------------------------------------------
 
@@ -165,19 +123,15 @@ class AnthropicProvider(HttpProvider):
         encoded = cache.get(key)
         if encoded is None:
             keep = key == "anthropic.thinking"
-            encoded = cache[key] = ",".join(_dumps(b) for b in _blocks(message, keep))
+            encoded = cache[key] = ",".join(dumps(b) for b in _blocks(message, keep))
         return encoded
 
-    def _tools(self, tools: list[ToolSpec]) -> str:
-        key = tuple(map(id, tools))
-        if key != self._tools_key:
-            self._tools_ref, self._tools_key = tools, key
-            encoded = [_dumps({"name": t.name, "description": t.description, "input_schema": t.input_schema})
-                       for t in tools]
-            if self.cache_breakpoints and encoded:
-                encoded[-1] = encoded[-1][:-1] + _EPHEMERAL
-            self._tools_json = "[" + ",".join(encoded) + "]"
-        return self._tools_json
+    def _encode_tools(self, tools: list[ToolSpec]) -> str:
+        encoded = [dumps({"name": t.name, "description": t.description, "input_schema": t.input_schema})
+                   for t in tools]
+        if self.cache_breakpoints and encoded:
+            encoded[-1] = encoded[-1][:-1] + _EPHEMERAL
+        return "[" + ",".join(encoded) + "]"
 
     def _turns(self, request: ModelRequest) -> str:
         turns: list[tuple[str, list[str]]] = []
@@ -212,22 +166,13 @@ class AnthropicProvider(HttpProvider):
             head["system"] = [system]
         head.update(self.extra_body)
         head.update(request.extra.get("anthropic", {}))
-        parts = [_dumps(head)[:-1]]
+        parts = [dumps(head)[:-1]]
         if request.tools:
             parts += [',"tools":', self._tools(request.tools)]
         parts += [',"messages":[', self._turns(request), "]}"]
         return "".join(parts).encode("utf-8")
 
     # -- response -----------------------------------------------------------------------------
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        response = await self._send("POST", "/v1/messages", self.body(request), stream=True)
-        try:
-            await self._check(response, stream=True)
-            async for event in self._parse(response, request):
-                yield event
-        finally:
-            await response.aclose()
 
     async def _parse(self, response: httpx.Response, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         blocks: dict[int, dict[str, Any]] = {}
@@ -242,14 +187,14 @@ class AnthropicProvider(HttpProvider):
                 try:
                     ev = json.loads(data)
                 except ValueError:
-                    raise bad_json(self.id, data) from None
+                    raise self._malformed(data) from None
                 kind = ev.get("type", name) if isinstance(ev, dict) else None
                 if kind == "content_block_delta":
                     block = blocks.get(ev.get("index", -1))
                     delta = ev.get("delta") or {}
                     dtype = delta.get("type")
                     if block is None:
-                        raise bad_json(self.id, data)
+                        raise self._malformed(data)
                     if dtype == "text_delta":
                         block["text"].append(delta.get("text", ""))
                         produced = True
@@ -284,14 +229,11 @@ class AnthropicProvider(HttpProvider):
                 elif kind == "error":
                     raise error_from_stream(ev, self.id)
                 elif kind is None:
-                    raise bad_json(self.id, data)
+                    raise self._malformed(data)
         except httpx.HTTPError as exc:
-            error = error_from_exception(exc, self.id)
-            if produced:
-                raise truncated(self.id, f"message_stop ({error})") from exc
-            raise error from exc
+            raise self._cut(exc, produced, "message_stop") from exc
         if not finished:
-            raise truncated(self.id, "a message_stop event")
+            raise self._truncated("a message_stop event")
         message = _message(self.id, request.model, blocks, _usage(usage), stop or "end_turn")
         yield StreamDone(message=message, usage=message.usage, stop_reason=message.stop_reason or "end_turn")
 
@@ -320,13 +262,5 @@ def _message(provider: str, model: str, blocks: dict[int, dict[str, Any]], usage
         elif b["type"] == "redacted_thinking":
             content.append(ThinkingBlock(text="", signature=b.get("signature"), redacted=True))
         elif b["type"] == "tool_use":
-            raw = "".join(b["json"])
-            try:
-                args = json.loads(raw) if raw.strip() else {}
-            except ValueError:
-                args = None
-            if isinstance(args, dict):
-                content.append(ToolCallBlock(id=b["id"], name=b["name"], arguments=args))
-            else:
-                content.append(ToolCallBlock(id=b["id"], name=b["name"], raw_arguments=raw))
+            content.append(tool_call_block(b["id"], b["name"], "".join(b["json"])))
     return AssistantMessage(content=content, provider=provider, model=model, usage=usage, stop_reason=stop)

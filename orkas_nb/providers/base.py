@@ -3,7 +3,8 @@
 A provider turns a :class:`ModelRequest` into a stream of :class:`StreamEvent`; the last
 event of a successful stream is always :class:`StreamDone` carrying the assembled
 :class:`~orkas_nb.core.messages.AssistantMessage`. ``complete`` drains ``stream`` (one
-execution path, SPEC §3.3). Retry waits are announced in the stream as :class:`StreamRetry`.
+execution path, SPEC §3.3): the providers here inherit it from :class:`StreamingProvider`.
+Retry waits are announced in the stream as :class:`StreamRetry`.
 """
 
 from __future__ import annotations
@@ -118,6 +119,20 @@ async def drain(stream: AsyncIterator[StreamEvent]) -> StreamDone:
 
         raise StreamTruncatedError("the stream ended without a final message")
     return done
+
+
+class StreamingProvider:
+    """The base of the providers here: a subclass writes ``stream``; ``complete`` drains it.
+
+    Not a layer on the stream: ``complete`` is the one call to :func:`drain` every provider
+    made itself, and ``stream`` is the subclass's own generator, unwrapped.
+    """
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        raise NotImplementedError
+
+    async def complete(self, request: ModelRequest) -> StreamDone:
+        return await drain(self.stream(request))
 
 
 def capabilities_of(provider: Any, model: str) -> ProviderCapabilities:

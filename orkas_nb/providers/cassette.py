@@ -46,10 +46,9 @@ from .base import (
     LLMProvider,
     ModelRequest,
     ProviderCapabilities,
-    StreamDone,
     StreamEvent,
+    StreamingProvider,
     capabilities_of,
-    drain,
 )
 
 __all__ = ["CASSETTE_VERSION", "HOST_NOTE", "RecordingProvider", "ReplayProvider",
@@ -163,7 +162,7 @@ def _error_from_record(record: dict[str, Any]) -> Exception:
     return ProviderError(f"{record.get('kind')}: {message}")
 
 
-class RecordingProvider:
+class RecordingProvider(StreamingProvider):
     """Wraps ``inner`` and writes every call to a new cassette at ``path`` (overwritten)."""
 
     def __init__(
@@ -193,9 +192,6 @@ class RecordingProvider:
 
     async def validate_auth(self) -> None:
         await self.inner.validate_auth()
-
-    async def complete(self, request: ModelRequest) -> StreamDone:
-        return await drain(self.stream(request))
 
     def _write(self, record: dict[str, Any]) -> None:
         line = _scrub(json.dumps(record, ensure_ascii=False), self._secrets)
@@ -241,7 +237,7 @@ class RecordingProvider:
         self._write(record)
 
 
-class ReplayProvider:
+class ReplayProvider(StreamingProvider):
     """Plays a cassette back in order; see the module docstring for matching rules."""
 
     def __init__(self, path: str | Path, *, roots: Iterable[str | Path] | None = None) -> None:
@@ -288,9 +284,6 @@ class ReplayProvider:
 
     async def validate_auth(self) -> None:
         return None
-
-    async def complete(self, request: ModelRequest) -> StreamDone:
-        return await drain(self.stream(request))
 
     def _match(self, request: ModelRequest) -> dict[str, Any]:
         """The first unplayed recorded call equal to ``request``.

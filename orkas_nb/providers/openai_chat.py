@@ -19,53 +19,34 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import httpx
 
 from ..core.messages import (
     AssistantMessage,
     ImageBlock,
-    Message,
     SummaryBlock,
     TextBlock,
     ThinkingBlock,
-    ToolCallBlock,
     ToolResultMessage,
     Usage,
     new_id,
     shared_prefix,
 )
-from .base import (
-    ModelRequest,
-    ProviderCapabilities,
-    StreamDone,
-    StreamEvent,
-    StreamText,
-    StreamThinking,
-    StreamToolCall,
-    ToolSpec,
-    drain,
-)
-from .catalog import Catalog
+from .base import StreamDone, StreamText, StreamThinking, StreamToolCall
 from .sse import iter_sse
-from .transport import (
-    HttpProvider,
-    bad_json,
-    error_from_exception,
-    error_from_stream,
-    truncated,
-)
+from .transport import HttpOptions, HttpProvider, dumps, error_from_stream, tool_call_block
+
+if TYPE_CHECKING:  # only in annotations
+    from ..core.messages import Message, ToolCallBlock
+    from .base import ModelRequest, StreamEvent, ToolSpec
 
 __all__ = ["OpenAIChatProvider", "cache_key", "encode_message"]
 
 _CACHE = "openai.chat"
 _FINISH = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens"}
 MAX_CACHE_KEY = 64
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 def cache_key(session_id: str, limit: int = MAX_CACHE_KEY) -> str:
@@ -92,7 +73,7 @@ def _user_content(blocks: list[Any]) -> str | list[dict[str, Any]]:
 
 
 def _arguments(call: ToolCallBlock) -> str:
-    return call.raw_arguments if call.raw_arguments is not None else _dumps(call.arguments)
+    return call.raw_arguments if call.raw_arguments is not None else dumps(call.arguments)
 
 
 def _wire(message: Message) -> dict[str, Any]:
@@ -122,7 +103,7 @@ def _tool_json(spec: ToolSpec) -> str:
     cache = spec.wire_cache
     hit = cache.get("openai")
     if hit is None:
-        hit = cache["openai"] = _dumps(
+        hit = cache["openai"] = dumps(
             {"type": "function",
              "function": {"name": spec.name, "description": spec.description, "parameters": spec.input_schema}})
     return hit
@@ -133,7 +114,7 @@ def encode_message(message: Message) -> str:
     cache = message.wire_cache
     encoded = cache.get(_CACHE)
     if encoded is None:
-        encoded = cache[_CACHE] = _dumps(_wire(message))
+        encoded = cache[_CACHE] = dumps(_wire(message))
     return encoded
 
 
@@ -147,60 +128,37 @@ class OpenAIChatProvider(HttpProvider):
     ends the messages with a partial assistant turn for servers that continue it (llama.cpp).
     """
 
+    id = "openai"
+    default_base_url = "https://api.openai.com/v1"
+    stream_path = "/chat/completions"
+    images_in_tool_results = False
+
     def __init__(
         self,
         *,
-        id: str = "openai",
-        base_url: str = "https://api.openai.com/v1",
-        token_source: Any = None,
-        client: httpx.AsyncClient | None = None,
-        catalog: Catalog | None = None,
-        default_model: str | None = None,
         send_cache_key: bool = True,
         max_tokens_field: str = "max_completion_tokens",
         parallel_tool_calls: bool | None = True,
-        timeout: httpx.Timeout | float | None = None,
-        headers: dict[str, str] | None = None,
-        extra_body: dict[str, Any] | None = None,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        super().__init__(base_url=base_url, token_source=token_source, client=client,
-                         timeout=timeout, headers=headers, default_model=default_model)
-        self.id = id
-        self.catalog = catalog or Catalog()
+        super().__init__(**options)
         self.send_cache_key = send_cache_key
         self.max_tokens_field = max_tokens_field
         self.parallel_tool_calls = parallel_tool_calls
-        self.extra_body = dict(extra_body or {})
-        self._tools_key: tuple[int, ...] | None = None
-        self._tools_ref: list[ToolSpec] | None = None
-        self._tools_json = ""
         self._system_text: str | None = None
         self._system_json = ""
         self._prev_messages: list[Message] = []
         self._prev_joined = ""
 
-    def capabilities(self, model: str) -> ProviderCapabilities:
-        return ProviderCapabilities(
-            images_in_tool_results=False, context_window=self.catalog.get(model).context_window
-        )
-
-    async def complete(self, request: ModelRequest) -> StreamDone:
-        return await drain(self.stream(request))
-
     # -- request ------------------------------------------------------------------------------
 
-    def _tools(self, tools: list[ToolSpec]) -> str:
-        key = tuple(map(id, tools))
-        if key != self._tools_key:
-            self._tools_ref = tools  # keeps the ids valid while they key the cache
-            self._tools_key = key
-            self._tools_json = "[" + ",".join(map(_tool_json, tools)) + "]"
-        return self._tools_json
+    def _encode_tools(self, tools: list[ToolSpec]) -> str:
+        return "[" + ",".join(map(_tool_json, tools)) + "]"
 
     def _system(self, text: str) -> str:
         if text != self._system_text:
             self._system_text = text
-            self._system_json = _dumps({"role": "system", "content": text})
+            self._system_json = dumps({"role": "system", "content": text})
         return self._system_json
 
     def body(self, request: ModelRequest) -> bytes:
@@ -217,7 +175,7 @@ class OpenAIChatProvider(HttpProvider):
             head["parallel_tool_calls"] = self.parallel_tool_calls
         head.update(self.extra_body)
         head.update(request.extra.get("openai", {}))  # per-request wire fields (seed, stop…)
-        parts = [_dumps(head)[:-1]]
+        parts = [dumps(head)[:-1]]
         if request.tools:
             parts.append(',"tools":')
             parts.append(self._tools(request.tools))
@@ -230,7 +188,7 @@ class OpenAIChatProvider(HttpProvider):
             messages.append(history)
         prefix = request.extra.get("assistant_prefix")
         if prefix:  # a partial assistant turn the server continues (local servers' prefill)
-            messages.append(_dumps({"role": "assistant", "content": prefix}))
+            messages.append(dumps({"role": "assistant", "content": prefix}))
         parts.append(",".join(messages))
         parts.append("]}")
         return "".join(parts).encode("utf-8")
@@ -256,16 +214,6 @@ class OpenAIChatProvider(HttpProvider):
 
     # -- response -----------------------------------------------------------------------------
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        body = self.body(request)
-        response = await self._send("POST", "/chat/completions", body, stream=True)
-        try:
-            await self._check(response, stream=True)
-            async for event in self._parse(response, request):
-                yield event
-        finally:
-            await response.aclose()
-
     async def _parse(self, response: httpx.Response, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         text: list[str] = []
         thinking: list[str] = []
@@ -283,9 +231,9 @@ class OpenAIChatProvider(HttpProvider):
                 try:
                     chunk = json.loads(data)
                 except ValueError:
-                    raise bad_json(self.id, data) from None
+                    raise self._malformed(data) from None
                 if not isinstance(chunk, dict):
-                    raise bad_json(self.id, data)
+                    raise self._malformed(data)
                 if "error" in chunk:
                     raise error_from_stream(chunk, self.id)
                 if chunk.get("usage"):
@@ -307,12 +255,9 @@ class OpenAIChatProvider(HttpProvider):
                     if choice.get("finish_reason"):
                         finish = choice["finish_reason"]
         except httpx.HTTPError as exc:
-            error = error_from_exception(exc, self.id)
-            if text or calls:
-                raise truncated(self.id, f"its end ({error})") from exc
-            raise error from exc
+            raise self._cut(exc, bool(text or calls), "its end") from exc
         if not done or finish is None:
-            raise truncated(self.id, "a finish_reason and data: [DONE]")
+            raise self._truncated("a finish_reason and data: [DONE]")
         message = _message(self.id, request.model, text, thinking, calls, usage, finish)
         yield StreamDone(message=message, usage=usage, stop_reason=message.stop_reason or "end_turn")
 
@@ -346,17 +291,6 @@ def _usage(raw: dict[str, Any]) -> Usage:
     )
 
 
-def _call_block(entry: dict[str, Any]) -> ToolCallBlock:
-    raw = "".join(entry["args"])
-    try:
-        args = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        args = None
-    if isinstance(args, dict):
-        return ToolCallBlock(id=entry["id"], name=entry["name"], arguments=args)
-    return ToolCallBlock(id=entry["id"], name=entry["name"], raw_arguments=raw)
-
-
 def _message(
     provider: str, model: str, text: list[str], thinking: list[str],
     calls: dict[int, dict[str, Any]], usage: Usage, finish: str,
@@ -366,7 +300,9 @@ def _message(
         blocks.append(ThinkingBlock(text="".join(thinking)))
     if text:
         blocks.append(TextBlock(text="".join(text)))
-    blocks.extend(_call_block(calls[i]) for i in sorted(calls))
+    for index in sorted(calls):
+        call = calls[index]
+        blocks.append(tool_call_block(call["id"], call["name"], "".join(call["args"])))
     stop = _FINISH.get(finish, finish)
     if calls and stop == "end_turn":
         stop = "tool_use"

@@ -45,14 +45,13 @@ from .base import (
     LLMProvider,
     ModelRequest,
     ProviderCapabilities,
-    StreamDone,
     StreamEvent,
+    StreamingProvider,
     StreamRetry,
     StreamText,
     StreamThinking,
     StreamToolCall,
     capabilities_of,
-    drain,
 )
 
 __all__ = ["COOLDOWNS", "Candidate", "Cooldowns", "FailoverProvider", "RetryPolicy"]
@@ -117,7 +116,7 @@ class Candidate:
             self.label = f"{self.provider.id}/{self.model}"
 
 
-class FailoverProvider:
+class FailoverProvider(StreamingProvider):
     """Retries and rotation as a provider; see the module docstring."""
 
     def __init__(
@@ -152,9 +151,6 @@ class FailoverProvider:
 
     async def validate_auth(self) -> None:
         await self.candidates[0].provider.validate_auth()
-
-    async def complete(self, request: ModelRequest) -> StreamDone:
-        return await drain(self.stream(request))
 
     def _request_for(self, request: ModelRequest, candidate: Candidate, index: int) -> ModelRequest:
         # The first candidate answers the caller's model; fallbacks answer their own.

@@ -1,4 +1,6 @@
-"""What both HTTP providers share: the client, the SSE reader, and HTTP failures → the error tree.
+"""What both HTTP providers share: :class:`HttpProvider` (its options, the client, the one POST
+of an attempt, the tool-JSON cache, ``capabilities``, ``stream``) and HTTP failures → the error tree.
+A wire module writes ``body``, ``_encode_tools`` and ``_parse``, and nothing else of the plumbing.
 
 Every failure of one HTTP attempt leaves this module as an exception of
 :mod:`orkas_nb.core.errors`, so the retry/rotation layer above decides on ``action`` alone:
@@ -18,7 +20,8 @@ import email.utils
 import json
 import time
 import weakref
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar, TypedDict
 
 import httpx
 
@@ -32,6 +35,9 @@ from ..core.errors import (
     StreamTruncatedError,
     TransientError,
 )
+from ..core.messages import ToolCallBlock
+from .base import ModelRequest, ProviderCapabilities, StreamEvent, StreamingProvider, ToolSpec
+from .catalog import Catalog
 from .pool import DEFAULT_TIMEOUT, POOL, client_key, make_client  # noqa: F401  (make_client: re-exported)
 
 # Phrases that the common servers use for a prompt longer than the model's window.
@@ -46,6 +52,23 @@ _OVERFLOW_MARKERS = (
     "input is too long",
 )
 _POLICY_MARKERS = ("content_policy", "content_filter", "safety system")
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON as both wires send it (non-ASCII kept as is)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def tool_call_block(call_id: str, name: str, raw: str) -> ToolCallBlock:
+    """A streamed tool call from its argument text: parsed when it is a JSON object, else kept
+    raw (the runner answers unparseable arguments with an error result, SPEC §3.1)."""
+    try:
+        args = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        args = None
+    if isinstance(args, dict):
+        return ToolCallBlock(id=call_id, name=name, arguments=args)
+    return ToolCallBlock(id=call_id, name=name, raw_arguments=raw)
 
 
 def parse_retry_after(headers: httpx.Headers) -> float | None:
@@ -120,12 +143,6 @@ def error_from_exception(exc: Exception, provider: str) -> ProviderError:
     return TransientError(f"{provider}: {reason}", provider=provider)
 
 
-def truncated(provider: str, what: str) -> StreamTruncatedError:
-    return StreamTruncatedError(
-        f"{provider}: the stream ended without {what}; the response was cut", provider=provider
-    )
-
-
 async def raise_for_status(response: httpx.Response, provider: str) -> None:
     if response.status_code >= 400:
         body = (await response.aread()).decode("utf-8", "replace")
@@ -137,10 +154,6 @@ async def raise_for_status(response: httpx.Response, provider: str) -> None:
             f"{provider}: expected an event stream, got {ctype or 'no content type'}: {body}",
             status=response.status_code, provider=provider,
         )
-
-
-def bad_json(provider: str, data: str) -> TransientError:
-    return TransientError(f"{provider}: malformed stream event: {data[:200]!r}", provider=provider)
 
 
 def error_from_stream(payload: dict[str, Any], provider: str) -> ProviderError:
@@ -155,7 +168,25 @@ def error_from_stream(payload: dict[str, Any], provider: str) -> ProviderError:
     return error_from_status(status, json.dumps(payload), httpx.Headers(), provider)
 
 
-class HttpProvider:
+class HttpOptions(TypedDict, total=False):
+    """The options every HTTP provider takes (keywords of its constructor).
+
+    ``id`` and ``base_url`` default to the class's own; ``headers`` go on every request after
+    the class's ``base_headers``; ``extra_body`` adds wire fields to every request body.
+    """
+
+    id: str
+    base_url: str
+    token_source: Any
+    client: httpx.AsyncClient | None
+    catalog: Catalog | None
+    default_model: str | None
+    timeout: httpx.Timeout | float | None
+    headers: dict[str, str] | None
+    extra_body: dict[str, Any] | None
+
+
+class HttpProvider(StreamingProvider):
     """Shared plumbing of the HTTP providers: base URL, credentials, the one POST of an attempt.
 
     ``client`` is the test seam (aim it at a loopback server, or give it a transport), used as
@@ -163,30 +194,54 @@ class HttpProvider:
     loop's client for its endpoint from the process-wide :data:`~orkas_nb.providers.pool.POOL`
     at its first request, so making a provider costs no client, and providers of one endpoint
     share connections. Credentials and ``headers`` go on each request, never on the client.
+
+    A subclass names its wire in class attributes (``id``, ``default_base_url``, ``stream_path``,
+    ``models_path``, ``base_headers``, ``images_in_tool_results``) and writes ``body``,
+    ``_encode_tools`` and ``_parse``.
     """
 
     id: str = "http"
-    models_path = "/models"
+    default_base_url: ClassVar[str] = ""
+    stream_path: ClassVar[str] = ""
+    models_path: ClassVar[str] = "/models"
+    base_headers: ClassVar[dict[str, str]] = {}
+    images_in_tool_results: ClassVar[bool] = True
 
     def __init__(
         self,
         *,
-        base_url: str,
-        token_source: Any,
+        id: str | None = None,
+        base_url: str | None = None,
+        token_source: Any = None,
         client: httpx.AsyncClient | None = None,
+        catalog: Catalog | None = None,
+        default_model: str | None = None,
         timeout: httpx.Timeout | float | None = None,
         headers: dict[str, str] | None = None,
-        default_model: str | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        if id is not None:
+            self.id = id
+        self.base_url = (base_url if base_url is not None else self.default_base_url).rstrip("/")
         self.token_source = token_source
         self._client = client
         self._pool_key = client_key(self.base_url, timeout) if client is None else None
         # (loop, pool epoch, client) of the last request: the pool is asked again on another loop
         self._bound: tuple[weakref.ref[asyncio.AbstractEventLoop], int, httpx.AsyncClient] | None = None
-        self.extra_headers = dict(headers or {})
+        self.extra_headers = {**self.base_headers, **(headers or {})}
         self.default_model = default_model
+        self.catalog = catalog or Catalog()
+        self.extra_body = dict(extra_body or {})
         self._urls: dict[str, httpx.URL] = {}
+        self._tools_key: tuple[int, ...] | None = None
+        self._tools_ref: list[ToolSpec] | None = None
+        self._tools_json = ""
+
+    def capabilities(self, model: str) -> ProviderCapabilities:
+        return ProviderCapabilities(
+            images_in_tool_results=self.images_in_tool_results,
+            context_window=self.catalog.get(model).context_window,
+        )
 
     def secrets(self) -> list[str]:
         """Values a cassette must never contain."""
@@ -272,3 +327,53 @@ class HttpProvider:
             await self._check(response, stream=False)
         finally:
             await response.aclose()
+
+    # -- the wire: what a subclass writes ---------------------------------------------------------
+
+    def body(self, request: ModelRequest) -> bytes:
+        """The request body of ``request`` on this wire."""
+        raise NotImplementedError
+
+    def _encode_tools(self, tools: list[ToolSpec]) -> str:
+        """The tools as this wire's JSON array."""
+        raise NotImplementedError
+
+    def _parse(self, response: httpx.Response, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """The events of a checked streaming response, ending with StreamDone."""
+        raise NotImplementedError
+
+    # -- what the wires share ----------------------------------------------------------------------
+
+    def _tools(self, tools: list[ToolSpec]) -> str:
+        """The tools' JSON, encoded again only when the list changes (a run sends the same one)."""
+        key = tuple(map(id, tools))
+        if key != self._tools_key:
+            self._tools_ref = tools  # keeps the ids valid while they key the cache
+            self._tools_key = key
+            self._tools_json = self._encode_tools(tools)
+        return self._tools_json
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        response = await self._send("POST", self.stream_path, self.body(request), stream=True)
+        try:
+            await self._check(response, stream=True)
+            async for event in self._parse(response, request):
+                yield event
+        finally:
+            await response.aclose()
+
+    def _malformed(self, data: str) -> TransientError:
+        """A stream event that is not the wire's JSON."""
+        return TransientError(f"{self.id}: malformed stream event: {data[:200]!r}", provider=self.id)
+
+    def _truncated(self, what: str) -> StreamTruncatedError:
+        """The stream ended without ``what`` (its terminal event): the response was cut."""
+        return StreamTruncatedError(
+            f"{self.id}: the stream ended without {what}; the response was cut", provider=self.id
+        )
+
+    def _cut(self, exc: httpx.HTTPError, produced: bool, end: str) -> ProviderError:
+        """A transport failure while reading a stream: once content was produced, the response
+        was cut short (``end`` names what never came); before that, the failure itself."""
+        error = error_from_exception(exc, self.id)
+        return self._truncated(f"{end} ({error})") if produced else error

@@ -36,10 +36,10 @@ from ..providers.base import (
     ProviderCapabilities,
     StreamDone,
     StreamEvent,
+    StreamingProvider,
     StreamText,
     StreamThinking,
     StreamToolCall,
-    drain,
 )
 
 __all__ = ["ScriptedModel", "Reply", "reply", "call", "ScriptExhausted"]
@@ -88,7 +88,7 @@ def _estimate(request: ModelRequest) -> int:
     return max(1, chars // 4)
 
 
-class ScriptedModel:
+class ScriptedModel(StreamingProvider):
     """A deterministic provider that plays a script; see the module docstring."""
 
     def __init__(
@@ -119,9 +119,6 @@ class ScriptedModel:
 
     async def validate_auth(self) -> None:
         return None
-
-    async def complete(self, request: ModelRequest) -> StreamDone:
-        return await drain(self.stream(request))
 
     def _next(self, request: ModelRequest) -> ScriptEntry:
         if callable(self._script):

@@ -277,3 +277,16 @@ def test_error_bodies_have_each_services_shape(model_server):
     assert r.status_code == 400 and r.json()["error"]["message"] == "anthropic-version: header is required"
     r = httpx.get(f"{model_server.url}/v1/nope", headers={"x-api-key": "k"})
     assert r.status_code == 404 and r.json()["error"]["type"] == "not_found_error"
+
+
+# -- what every HTTP wire inherits from its base -----------------------------------------------------
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+async def test_each_wire_completes_with_what_its_stream_ends_with(model_server, wire):
+    p, model = (openai(model_server), "gpt-4o-mini") if wire == "openai" else (anthropic(model_server), CLAUDE)
+    model_server.push(Reply(text="the same"), Reply(text="the same"))
+    streamed = done(await collect(p, request(model)))
+    completed = await p.complete(request(model))
+    assert completed.message.text == streamed.message.text == "the same"
+    assert (completed.stop_reason, completed.message.provider) == (streamed.stop_reason, wire)
+    assert p.capabilities(model).images_in_tool_results is (wire == "anthropic")
