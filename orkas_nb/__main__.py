@@ -111,14 +111,6 @@ def main(argv: list[str] | None = None) -> int:
     quick.add_argument("--open", action="store_true", help="open it in JupyterLab instead")
     args = parser.parse_args(argv)
     if args.command == "quickstart":
-        import importlib.util
-
-        # Both are dependencies; an environment that lost one gets one line, not a traceback.
-        missing = [m for m in ("nbclient", "nbformat") if importlib.util.find_spec(m) is None]
-        if missing:
-            print(f"the quickstart needs {' and '.join(missing)}: pip install {' '.join(missing)}",
-                  file=sys.stderr)
-            return 1
         from .notebook.quickstart import main as quickstart
 
         return quickstart(args.dir, open_lab=args.open)

@@ -62,8 +62,8 @@ def execute(notebook: Path, timeout: float = 120.0) -> list[str]:
 
 
 def missing_runner() -> str | None:
-    """Why the notebook cannot run headless here, or None: nbclient and nbformat come with
-    JupyterLab or Jupyter, not with orkas_nb itself."""
+    """Why the notebook cannot run headless here, or None. nbclient and nbformat are
+    dependencies; an environment that lost one gets one line, not a traceback."""
     import importlib.util
 
     missing = [name for name in ("nbformat", "nbclient") if importlib.util.find_spec(name) is None]

@@ -18,4 +18,5 @@ def test_quickstart_without_nbclient_says_what_to_install(
     assert main(["quickstart", "--dir", str(tmp_path / "qs")]) == 1
     err = capsys.readouterr().err
     assert "nbclient is not installed" in err and "pip install nbclient nbformat" in err
+    assert len(err.strip().splitlines()) == 1  # one line, not a traceback
     assert (tmp_path / "qs" / "01-quickstart.ipynb").is_file()  # copied, ready to open in Jupyter
