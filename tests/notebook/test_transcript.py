@@ -114,3 +114,16 @@ def test_the_cost_is_recorded_on_the_model_that_answered_and_none_when_unknown()
     old = t2.model_dump(mode="json")
     del old["cost_usd"]
     assert Transcript.model_validate(old).cost_usd is None
+
+
+SAVED = Path(__file__).parent / "data" / "transcript_v1.json"
+
+
+def test_a_transcript_saved_in_a_notebook_reads_back_to_the_same_json_and_views() -> None:
+    # A cell output written by schema version 1 (every kind of message, an error, notices and
+    # stats): it must load, dump to the very same JSON (no field added, renamed or dropped),
+    # and render the same Markdown and plain text.
+    saved = json.loads(SAVED.read_text())
+    t = Transcript.model_validate(saved[TRANSCRIPT_MIME])
+    assert t.model_dump(mode="json") == saved[TRANSCRIPT_MIME]
+    assert t.bundle() == saved

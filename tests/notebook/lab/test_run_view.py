@@ -218,3 +218,34 @@ def test_an_unknown_price_leaves_the_cost_empty() -> None:
     r.start(RunInfo(agent="a", model="llamacpp/qwen", session="s", prompt="hi"))
     r.render(UsageUpdate(usage=Usage(input_tokens=10, output_tokens=5), model_requests=1, model="qwen"))
     assert (r.widget.tokens_in, r.widget.tokens_out, r.widget.cost) == (10, 5, None)
+
+
+def test_the_items_on_the_wire_are_exactly_what_the_labextension_reads() -> None:
+    # labextension/src/protocol.ts reads these keys and nothing else; the kernel's events may
+    # carry more (agent, seq, ts, output_files) but the wire must not change under the view.
+    r = LabRenderer(Controls(), show=False)
+    sent = _capture(r.widget)
+    r.start(RunInfo())
+    r.render(TextDelta(text="a", agent="x", seq=4))
+    r.render(ThinkingDelta(text="t"))
+    r.render(ToolStart(call_id="c1", name="grep", arguments={"pattern": "x", "n": 2}))
+    r.render(ToolEnd(call_id="c1", name="grep", status="denied", result="no", duration_s=0.5,
+                     output_files=["a.txt"]))
+    r.render(Compaction(tokens_before=9000, tokens_after=1000, messages_replaced=12))
+    r.render(Retry(attempt=2, delay_s=1.25, reason="503"))
+    r.render(Steer(text="go"))
+    r.render(Warning(code="reference", message="no such cell"))
+    r.finish(RunResult(stop_reason="cancelled"))
+    assert _items(sent) == [
+        {"k": "text", "text": "a"},
+        {"k": "thinking", "text": "t"},
+        {"k": "tool_start", "id": "c1", "name": "grep", "args": {"pattern": "x", "n": 2}},
+        {"k": "tool_end", "id": "c1", "name": "grep", "status": "denied", "result": "no",
+         "truncated": False, "duration_s": 0.5},
+        {"k": "notice", "level": "info", "kind": "compaction",
+         "text": "Context compacted: 9,000 → 1,000 tokens (12 messages summarised)"},
+        {"k": "notice", "level": "warn", "kind": "retry", "text": "Retry 2 in 1.2s: 503"},
+        {"k": "notice", "level": "info", "kind": "steer", "text": "Steered: go"},
+        {"k": "notice", "level": "warn", "kind": "reference", "text": "no such cell"},
+        {"k": "done", "stop_reason": "cancelled", "error": ""},
+    ]
