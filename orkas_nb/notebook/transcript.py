@@ -24,6 +24,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..core.messages import ToolStatus
+
 TRANSCRIPT_MIME = "application/vnd.orkas.transcript+json"
 SCHEMA_VERSION = 1
 RESULT_CHARS = 4000  # per tool result kept in the saved notebook; the session file has it all
@@ -87,7 +89,7 @@ class TToolResult(_Model):
     role: Literal["tool"] = "tool"
     tool_call_id: str
     name: str
-    status: Literal["ok", "error", "rejected", "interrupted", "denied"] = "ok"
+    status: ToolStatus = "ok"
     text: str = ""
     truncated: bool = False
     images: int = 0
