@@ -24,7 +24,7 @@ from orkas_nb.core.events import (
     Warning,
 )
 from orkas_nb.core.messages import Usage
-from orkas_nb.notebook.lab.protocol import RESULT_EXCERPT_CHARS
+from orkas_nb.notebook.lab.protocol import RESULT_EXCERPT_CHARS, wire_item
 from orkas_nb.notebook.lab.run_view import LabRenderer, RunWidget
 from orkas_nb.notebook.render import RunInfo
 
@@ -112,11 +112,9 @@ async def test_events_become_items_with_text_coalesced() -> None:
 def test_late_view_gets_a_replay_and_bad_requests_get_an_error() -> None:
     w = RunWidget(Controls())
     sent = _capture(w)
-    from orkas_nb.notebook.lab.protocol import TextItem
-
-    w.push(TextItem(text="a"))
+    w.push(wire_item(TextDelta(text="a")))
     w.flush()
-    w.push(TextItem(text="b"))
+    w.push(wire_item(TextDelta(text="b")))
     _request(w, {"type": "replay", "start": 0})  # flushes first, then replays everything
     assert sent[-1] == {"type": "items", "start": 0, "items": [{"k": "text", "text": "a"},
                                                                 {"k": "text", "text": "b"}]}
@@ -175,10 +173,8 @@ async def test_updates_are_batched_on_the_loop(interval: float) -> None:
 
     w = RunWidget(None, flush_interval=interval)
     sent = _capture(w)
-    from orkas_nb.notebook.lab.protocol import TextItem
-
     for _ in range(500):
-        w.push(TextItem(text="tok "))
+        w.push(wire_item(TextDelta(text="tok ")))
     assert sent == []  # nothing yet: the timer flushes
     await asyncio.sleep(interval * 3)
     assert len(sent) == 1 and sent[0]["items"] == [{"k": "text", "text": "tok " * 500}]
