@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import ErrorInfo
-from .messages import ToolResultMessage, Usage
+from .messages import ToolResultMessage, ToolStatus, Usage
 
 
 class _Event(BaseModel):
@@ -44,7 +44,7 @@ class ToolEnd(_Event):
     type: Literal["tool_end"] = "tool_end"
     call_id: str
     name: str
-    status: Literal["ok", "error", "rejected", "interrupted", "denied"]
+    status: ToolStatus
     result: str = ""
     duration_s: float = 0.0
     output_files: list[str] = Field(default_factory=list)

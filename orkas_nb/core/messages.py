@@ -173,6 +173,7 @@ class AssistantMessage(_Message):
         return [b for b in self.content if isinstance(b, ToolCallBlock)]
 
 
+#: How a tool call ended: the one spelling, imported by the events, the dispatcher and the views.
 ToolStatus = Literal["ok", "error", "rejected", "interrupted", "denied"]
 
 

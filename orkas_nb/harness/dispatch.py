@@ -12,14 +12,19 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Literal
+from typing import Any, AsyncIterator
 
 from ..core.errors import ToolDenied, ToolError
-from ..core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, new_id
+from ..core.messages import (
+    AssistantMessage,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    ToolStatus,
+    new_id,
+)
 from .loop_guard import REMINDER, STOPPED, LoopGuard
 from .tools import ArgumentsInvalid, Tool, ToolContext, ToolOutput, ToolRegistry, validate_arguments
-
-Outcome = Literal["ok", "error", "rejected", "interrupted", "denied"]
 
 
 @dataclass
@@ -136,7 +141,7 @@ async def _execute(p: PlannedCall, ctx: ToolContext) -> CallOutcome:
     assert p.tool is not None
     try:
         output = await p.tool.execute(p.arguments, ctx)
-        status: Outcome = "denied" if output.denied else "error" if output.is_error else "ok"
+        status: ToolStatus = "denied" if output.denied else "error" if output.is_error else "ok"
     except ToolDenied as exc:
         output, status = ToolOutput(text=str(exc)), "denied"
     except ToolError as exc:
@@ -159,7 +164,7 @@ async def _execute(p: PlannedCall, ctx: ToolContext) -> CallOutcome:
     return CallOutcome(p, result, time.perf_counter() - started, files, wall, untrusted)
 
 
-def _result(call: ToolCallBlock, text: str, status: Outcome) -> ToolResultMessage:
+def _result(call: ToolCallBlock, text: str, status: ToolStatus) -> ToolResultMessage:
     return ToolResultMessage(
         tool_call_id=call.id, name=call.name, content=[TextBlock(text=text)], status=status
     )

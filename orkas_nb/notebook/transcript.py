@@ -24,6 +24,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..core.errors import ErrorInfo
+from ..core.events import RunStats
+from ..core.messages import (
+    AssistantMessage,
+    ImageBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    ToolStatus,
+    Usage,
+    UserMessage,
+)
+
 TRANSCRIPT_MIME = "application/vnd.orkas.transcript+json"
 SCHEMA_VERSION = 1
 RESULT_CHARS = 4000  # per tool result kept in the saved notebook; the session file has it all
@@ -34,12 +47,10 @@ __all__ = [
     "TRANSCRIPT_MIME",
     "Provenance",
     "TAssistant",
-    "TError",
     "TNotice",
     "TStats",
     "TToolCall",
     "TToolResult",
-    "TUsage",
     "TUser",
     "Transcript",
     "TranscriptBuilder",
@@ -51,18 +62,17 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-class TUsage(_Model):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
+# The run's own types are core's (Usage, RunStats, ErrorInfo, ToolCallBlock); where the saved
+# shape differs from core's, a subclass says how, so the JSON of schema version 1 stays as it is.
 
 
-class TToolCall(_Model):
-    id: str
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    raw_arguments: str | None = None
+class TToolCall(ToolCallBlock):
+    """A call as saved: no ``type`` tag (a transcript's calls are all calls), and unknown fields
+    ignored on reading, where core's blocks forbid them."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: Literal["tool_call"] = Field("tool_call", exclude=True)
 
 
 class TUser(_Model):
@@ -79,7 +89,7 @@ class TAssistant(_Model):
     tool_calls: list[TToolCall] = Field(default_factory=list)
     provider: str | None = None
     model: str | None = None
-    usage: TUsage = Field(default_factory=TUsage)
+    usage: Usage = Field(default_factory=Usage)
     stop_reason: str | None = None
 
 
@@ -87,7 +97,7 @@ class TToolResult(_Model):
     role: Literal["tool"] = "tool"
     tool_call_id: str
     name: str
-    status: Literal["ok", "error", "rejected", "interrupted", "denied"] = "ok"
+    status: ToolStatus = "ok"
     text: str = ""
     truncated: bool = False
     images: int = 0
@@ -98,13 +108,11 @@ class TToolResult(_Model):
 TMessage = Annotated[TUser | TAssistant | TToolResult, Field(discriminator="role")]
 
 
-class TStats(_Model):
-    model_requests: int = 0
-    tool_calls: int = 0
-    tool_failures: int = 0
-    rejections: int = 0
-    compactions: int = 0
-    retries: int = 0
+class TStats(RunStats):
+    """The run's counters as saved: schema version 1 has no ``denials`` (each denied call is
+    among the messages, with status "denied")."""
+
+    denials: int = Field(0, exclude=True)
 
 
 class TNotice(_Model):
@@ -112,12 +120,6 @@ class TNotice(_Model):
 
     kind: str
     text: str
-
-
-class TError(_Model):
-    kind: str
-    message: str
-    action: str = "surface"
 
 
 class Provenance(_Model):
@@ -143,7 +145,7 @@ class Transcript(_Model):
     prompt: str = ""
     status: str = "end_turn"  # a RunResult stop_reason
     messages: list[TMessage] = Field(default_factory=list)
-    usage: TUsage = Field(default_factory=TUsage)
+    usage: Usage = Field(default_factory=Usage)
     # USD at the catalog's list prices when the run ended; None: price unknown (or a replay).
     cost_usd: float | None = None
     stats: TStats = Field(default_factory=TStats)
@@ -151,7 +153,7 @@ class Transcript(_Model):
     first_token_s: float | None = None
     output_files: list[str] = Field(default_factory=list)
     notices: list[TNotice] = Field(default_factory=list)
-    error: TError | None = None
+    error: ErrorInfo | None = None
     provenance: Provenance = Field(default_factory=Provenance)
 
     # -- views --------------------------------------------------------------------------------
@@ -275,14 +277,6 @@ def _arguments(arguments: dict[str, Any]) -> dict[str, Any]:
 def convert_messages(messages: Sequence[Any], durations: dict[str, float] | None = None,
                      files: dict[str, list[str]] | None = None) -> list[Any]:
     """Core messages → transcript messages (thinking signatures and image data stay out)."""
-    from ..core.messages import (
-        AssistantMessage,
-        ImageBlock,
-        ThinkingBlock,
-        ToolResultMessage,
-        UserMessage,
-    )
-
     durations = durations or {}
     files = files or {}
     out: list[Any] = []
@@ -294,7 +288,7 @@ def convert_messages(messages: Sequence[Any], durations: dict[str, float] | None
             thinking = "".join(b.text for b in m.content if isinstance(b, ThinkingBlock) and not b.redacted)
             out.append(TAssistant(
                 text=m.text, thinking=thinking, provider=m.provider, model=m.model,
-                usage=TUsage(**m.usage.model_dump()), stop_reason=m.stop_reason,
+                usage=m.usage, stop_reason=m.stop_reason,
                 tool_calls=[TToolCall(id=c.id, name=c.name, arguments=_arguments(c.arguments),
                                       raw_arguments=c.raw_arguments) for c in m.tool_calls],
             ))
@@ -374,23 +368,19 @@ class TranscriptBuilder:
         if info is not None:
             prov = prov.model_copy(update={"model": prov.model or info.model,
                                            "session": prov.session or info.session})
-        error = None
-        if result.error is not None:
-            error = TError(kind=result.error.kind, message=result.error.message,
-                           action=result.error.action)
         self.transcript = Transcript(
             agent=getattr(info, "agent", "agent"),
             prompt=getattr(info, "prompt", ""),
             status=result.stop_reason,
             messages=convert_messages(self._new_messages(), self._durations, self._files),
-            usage=TUsage(**result.usage.model_dump()),
+            usage=result.usage,
             cost_usd=self._cost(self._model or prov.model, result.usage) if self._cost else None,
             stats=TStats(**result.stats.model_dump()),
             duration_s=result.duration_s,
             first_token_s=result.first_token_s,
             output_files=list(result.output_files),
             notices=self._notices,
-            error=error,
+            error=result.error.model_copy() if result.error is not None else None,
             provenance=prov,
         )
         return self.transcript

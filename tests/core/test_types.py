@@ -60,3 +60,21 @@ def test_the_error_tree_answers_retry_rotate_compact_or_surface() -> None:
     assert ContextOverflowError("x").action == "compact"
     info = RateLimitError("slow down", status=429).info()
     assert (info.kind, info.action) == ("RateLimitError", "rotate")
+
+
+def test_the_tool_status_vocabulary_is_spelled_once() -> None:
+    # core.messages.ToolStatus is the one spelling; a second copy drifts (issue 14). Read the
+    # sources: typing caches equal Literals, so an identity check could not tell copies apart.
+    import re
+    from pathlib import Path
+    from typing import get_args
+
+    import orkas_nb
+    from orkas_nb.core.messages import ToolStatus
+
+    first_two = r"""["']ok["'],\s*["']error["'],\s*["']rejected["']"""
+    root = Path(orkas_nb.__file__).parent
+    spelled = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                     if re.search(r"Literal\[\s*" + first_two, p.read_text()))
+    assert spelled == ["core/messages.py"]
+    assert get_args(ToolStatus) == ("ok", "error", "rejected", "interrupted", "denied")

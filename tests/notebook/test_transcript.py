@@ -114,3 +114,37 @@ def test_the_cost_is_recorded_on_the_model_that_answered_and_none_when_unknown()
     old = t2.model_dump(mode="json")
     del old["cost_usd"]
     assert Transcript.model_validate(old).cost_usd is None
+
+
+SAVED = Path(__file__).parent / "data" / "transcript_v1.json"
+
+
+def test_a_transcript_saved_in_a_notebook_reads_back_to_the_same_json_and_views() -> None:
+    # A cell output written by schema version 1 (every kind of message, an error, notices and
+    # stats): it must load, dump to the very same JSON (no field added, renamed or dropped),
+    # and render the same Markdown and plain text.
+    saved = json.loads(SAVED.read_text())
+    t = Transcript.model_validate(saved[TRANSCRIPT_MIME])
+    assert t.model_dump(mode="json") == saved[TRANSCRIPT_MIME]
+    assert t.bundle() == saved
+
+
+def test_the_transcript_saves_cores_types_in_the_schema_1_shape() -> None:
+    # One vocabulary (issue 14): the run's usage, counters, error and calls are core's types;
+    # the two that differ in the saved shape say so as subclasses, and the JSON does not change.
+    from orkas_nb.core.errors import ErrorInfo
+    from orkas_nb.core.events import RunStats
+    from orkas_nb.notebook.transcript import TStats, TToolCall
+
+    fields = Transcript.model_fields
+    assert fields["usage"].annotation is Usage and fields["error"].annotation == ErrorInfo | None
+    assert issubclass(TStats, RunStats) and issubclass(TToolCall, ToolCallBlock)
+    result = RunResult(stats=RunStats(tool_calls=2, denials=1),
+                       error=ErrorInfo(kind="ToolDenied", message="no", action="observe"))
+    data = TranscriptBuilder(lambda: _run()[0]).build(result).model_dump(mode="json")
+    assert data["stats"] == {"model_requests": 0, "tool_calls": 2, "tool_failures": 0,
+                             "rejections": 0, "compactions": 0, "retries": 0}
+    assert data["error"] == {"kind": "ToolDenied", "message": "no", "action": "observe"}
+    assert set(data["messages"][1]["tool_calls"][0]) == {"id", "name", "arguments", "raw_arguments"}
+    data["messages"][1]["tool_calls"][0]["future"] = 1  # a later writer's field: ignored on reading
+    assert Transcript.model_validate(data).messages[1].tool_calls[0].name == "read_file"

@@ -2,10 +2,11 @@
 
 :class:`RunWidget` is an ipywidgets model whose view lives in the labextension (``RunView``).
 Its traits carry the status bar (state, model, tokens, cost, times); the body of the run (text,
-tool cards, notices, approval prompts) travels as :class:`~.protocol.RunItem` batches in custom
-messages, because syncing an ever-growing text trait would resend the whole text on every
-update. Items are coalesced and flushed at most every ``flush_interval`` seconds (~20 a second),
-consecutive text deltas merged, and the full log is kept so a late view asks for a replay.
+tool cards, notices, approval prompts) travels as batches of items (:func:`~.protocol.wire_item`)
+in custom messages, because syncing an ever-growing text trait would resend the whole text on
+every update. Items are coalesced and flushed at most every ``flush_interval`` seconds (~20 a
+second), consecutive text deltas merged, and the full log is kept so a late view asks for a
+replay.
 
 :class:`LabRenderer` is a :class:`~orkas_nb.notebook.render.Renderer`: it consumes the same run
 event stream as the text and built-in widget renderers.
@@ -23,41 +24,22 @@ from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Float, Int, Unicode
 
-from ...core.events import (
-    Compaction,
-    Done,
-    Retry,
-    RunEvent,
-    RunResult,
-    Steer,
-    TextDelta,
-    ThinkingDelta,
-    ToolEnd,
-    ToolStart,
-    UsageUpdate,
-    Warning,
-)
+from ...core.events import Done, RunEvent, RunResult, UsageUpdate
 from ...core.messages import Usage
 from ..render import Controls, RunInfo
 from .protocol import (
     MODULE_NAME,
     MODULE_VERSION,
-    RESULT_EXCERPT_CHARS,
     VIEW_REQUEST,
     ApprovalAnswer,
     ApprovalDoneItem,
     ApprovalItem,
     ApprovalOption,
-    DoneItem,
-    NoticeItem,
     ReplayRequest,
-    RunItem,
     SteerRequest,
     StopRequest,
-    TextItem,
-    ThinkingItem,
-    ToolEndItem,
-    ToolStartItem,
+    WireItem,
+    wire_item,
 )
 
 log = logging.getLogger(__name__)
@@ -120,8 +102,8 @@ class RunWidget(DOMWidget):
         self.on_msg(self._on_view_message)
 
     # kernel -> view ---------------------------------------------------------------------
-    def push(self, item: RunItem) -> None:
-        data = item.model_dump()
+    def push(self, item: WireItem) -> None:
+        data = dict(item)  # the log owns its copy: text items are merged in place
         last = self._pending[-1] if self._pending else None
         if last is not None and data["k"] in ("text", "thinking") and last["k"] == data["k"]:
             last["text"] += data["text"]
@@ -193,7 +175,8 @@ class RunWidget(DOMWidget):
         if request_id not in self.open_approvals:
             return
         self.open_approvals.discard(request_id)
-        self.push(ApprovalDoneItem(id=request_id, answer=answer, by=by))  # type: ignore[arg-type]
+        done = ApprovalDoneItem(id=request_id, answer=answer, by=by)  # type: ignore[arg-type]
+        self.push(done.model_dump())
         if not self.open_approvals and self.status == "waiting":
             self.status = "running"
         self.flush()
@@ -257,7 +240,9 @@ class LabRenderer:
         if isinstance(event, UsageUpdate):  # live tokens and cost: traits, not body items
             self._show_usage(event.usage, event.model)
             return
-        item = _to_item(event)
+        if isinstance(event, Done):
+            return  # finish() receives the result after the record is saved
+        item = wire_item(event)
         if item is not None:
             self.widget.push(item)
 
@@ -266,7 +251,7 @@ class LabRenderer:
         """Show an inline approval prompt; the answer reaches ``controls.answer_approval``."""
         self.widget.open_approvals.add(request_id)
         self.widget.push(ApprovalItem(id=request_id, title=title, detail=detail,
-                                      category=category, options=list(options)))
+                                      category=category, options=list(options)).model_dump())
         self.widget.status = "waiting"
         self.widget.flush()
 
@@ -281,8 +266,7 @@ class LabRenderer:
         w = self.widget
         for request_id in list(w.open_approvals):
             w.resolve_approval(request_id, "deny", by="policy")  # withdrawn: the run is over
-        w.push(DoneItem(stop_reason=result.stop_reason,
-                        error=result.error.message if result.error else ""))
+        w.push(wire_item(Done(agent=w.agent, result=result)))  # type: ignore[arg-type] # never None
         w.flush()
         self._show_usage(result.usage, None)
         w.elapsed = result.duration_s or (time.monotonic() - self._t0)
@@ -310,40 +294,6 @@ class LabRenderer:
     def close(self) -> None:
         """Close the widget (its state leaves the kernel and the front end)."""
         self.widget.close()
-
-
-def _excerpt(text: str) -> tuple[str, bool]:
-    if len(text) <= RESULT_EXCERPT_CHARS:
-        return text, False
-    return text[:RESULT_EXCERPT_CHARS], True
-
-
-def _to_item(event: RunEvent) -> RunItem | None:
-    if isinstance(event, TextDelta):
-        return TextItem(text=event.text)
-    if isinstance(event, ThinkingDelta):
-        return ThinkingItem(text=event.text)
-    if isinstance(event, ToolStart):
-        return ToolStartItem(id=event.call_id, name=event.name, args=event.arguments)
-    if isinstance(event, ToolEnd):
-        text, cut = _excerpt(event.result)
-        return ToolEndItem(id=event.call_id, name=event.name, status=event.status, result=text,
-                           truncated=cut, duration_s=event.duration_s)
-    if isinstance(event, Compaction):
-        return NoticeItem(kind="compaction", text=(
-            f"Context compacted: {event.tokens_before:,} → {event.tokens_after:,} tokens "
-            f"({event.messages_replaced} messages summarised)"))
-    if isinstance(event, Retry):
-        rotated = f", switching to {event.rotated_to}" if event.rotated_to else ""
-        return NoticeItem(level="warn", kind="retry", text=(
-            f"Retry {event.attempt} in {event.delay_s:.1f}s: {event.reason}{rotated}"))
-    if isinstance(event, Steer):
-        return NoticeItem(kind="steer", text=f"Steered: {event.text}")
-    if isinstance(event, Warning):
-        return NoticeItem(level="warn", kind=event.code, text=event.message)
-    if isinstance(event, Done):
-        return None  # finish() receives the result after the record is saved
-    return None
 
 
 __all__ = ["DEFAULT_APPROVAL_OPTIONS", "LabRenderer", "RunWidget"]

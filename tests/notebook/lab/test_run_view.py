@@ -24,7 +24,7 @@ from orkas_nb.core.events import (
     Warning,
 )
 from orkas_nb.core.messages import Usage
-from orkas_nb.notebook.lab.protocol import RESULT_EXCERPT_CHARS
+from orkas_nb.notebook.lab.protocol import RESULT_EXCERPT_CHARS, wire_item
 from orkas_nb.notebook.lab.run_view import LabRenderer, RunWidget
 from orkas_nb.notebook.render import RunInfo
 
@@ -112,11 +112,9 @@ async def test_events_become_items_with_text_coalesced() -> None:
 def test_late_view_gets_a_replay_and_bad_requests_get_an_error() -> None:
     w = RunWidget(Controls())
     sent = _capture(w)
-    from orkas_nb.notebook.lab.protocol import TextItem
-
-    w.push(TextItem(text="a"))
+    w.push(wire_item(TextDelta(text="a")))
     w.flush()
-    w.push(TextItem(text="b"))
+    w.push(wire_item(TextDelta(text="b")))
     _request(w, {"type": "replay", "start": 0})  # flushes first, then replays everything
     assert sent[-1] == {"type": "items", "start": 0, "items": [{"k": "text", "text": "a"},
                                                                 {"k": "text", "text": "b"}]}
@@ -175,10 +173,8 @@ async def test_updates_are_batched_on_the_loop(interval: float) -> None:
 
     w = RunWidget(None, flush_interval=interval)
     sent = _capture(w)
-    from orkas_nb.notebook.lab.protocol import TextItem
-
     for _ in range(500):
-        w.push(TextItem(text="tok "))
+        w.push(wire_item(TextDelta(text="tok ")))
     assert sent == []  # nothing yet: the timer flushes
     await asyncio.sleep(interval * 3)
     assert len(sent) == 1 and sent[0]["items"] == [{"k": "text", "text": "tok " * 500}]
@@ -218,3 +214,34 @@ def test_an_unknown_price_leaves_the_cost_empty() -> None:
     r.start(RunInfo(agent="a", model="llamacpp/qwen", session="s", prompt="hi"))
     r.render(UsageUpdate(usage=Usage(input_tokens=10, output_tokens=5), model_requests=1, model="qwen"))
     assert (r.widget.tokens_in, r.widget.tokens_out, r.widget.cost) == (10, 5, None)
+
+
+def test_the_items_on_the_wire_are_exactly_what_the_labextension_reads() -> None:
+    # labextension/src/protocol.ts reads these keys and nothing else; the kernel's events may
+    # carry more (agent, seq, ts, output_files) but the wire must not change under the view.
+    r = LabRenderer(Controls(), show=False)
+    sent = _capture(r.widget)
+    r.start(RunInfo())
+    r.render(TextDelta(text="a", agent="x", seq=4))
+    r.render(ThinkingDelta(text="t"))
+    r.render(ToolStart(call_id="c1", name="grep", arguments={"pattern": "x", "n": 2}))
+    r.render(ToolEnd(call_id="c1", name="grep", status="denied", result="no", duration_s=0.5,
+                     output_files=["a.txt"]))
+    r.render(Compaction(tokens_before=9000, tokens_after=1000, messages_replaced=12))
+    r.render(Retry(attempt=2, delay_s=1.25, reason="503"))
+    r.render(Steer(text="go"))
+    r.render(Warning(code="reference", message="no such cell"))
+    r.finish(RunResult(stop_reason="cancelled"))
+    assert _items(sent) == [
+        {"k": "text", "text": "a"},
+        {"k": "thinking", "text": "t"},
+        {"k": "tool_start", "id": "c1", "name": "grep", "args": {"pattern": "x", "n": 2}},
+        {"k": "tool_end", "id": "c1", "name": "grep", "status": "denied", "result": "no",
+         "truncated": False, "duration_s": 0.5},
+        {"k": "notice", "level": "info", "kind": "compaction",
+         "text": "Context compacted: 9,000 → 1,000 tokens (12 messages summarised)"},
+        {"k": "notice", "level": "warn", "kind": "retry", "text": "Retry 2 in 1.2s: 503"},
+        {"k": "notice", "level": "info", "kind": "steer", "text": "Steered: go"},
+        {"k": "notice", "level": "warn", "kind": "reference", "text": "no such cell"},
+        {"k": "done", "stop_reason": "cancelled", "error": ""},
+    ]
