@@ -17,7 +17,7 @@ from ..core.errors import ToolDenied, ToolError
 from ..harness.offload import run_blocking
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput
 from .approval import ApprovalRequest, Decision
-from .documents import binary_description, document_kind, extract_from_bytes
+from ..documents import binary_description, document_kind, extract_from_bytes
 from .paths import PathRefused, Resolved
 from .safe_io import check_regular, inspect_existing, open_parent, read_bytes, write_atomic
 from .settings import Toolbox

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..core.errors import ToolError
 from ..harness.tools import FunctionTool
-from .documents import binary_description
+from ..documents import binary_description
 from .paths import CREDENTIAL_NAMES, fold, is_secret_name
 from .safe_io import open_parent
 from .settings import Toolbox

@@ -181,7 +181,7 @@ def _render(url: str, status: int, headers: dict[str, str], body: bytes, truncat
         if part.strip().lower().startswith("charset="):
             charset = part.split("=", 1)[1].strip().strip('"') or "utf-8"
     if ctype == "application/pdf" or body.startswith(b"%PDF"):
-        from .documents import extract_from_bytes
+        from ..documents import extract_from_bytes
 
         text = extract_from_bytes(body, "pdf", url)
     elif ctype.startswith("text/") or ctype in ("application/json", "application/xml", "") or \
