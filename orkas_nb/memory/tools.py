@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from ..harness.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
 from ..harness.offload import run_blocking
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput
-from ..tools.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
 from .models import EntrySource, MemoryResult
 
 if TYPE_CHECKING:

@@ -15,16 +15,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import shutil
+import signal
 import sys
 from functools import lru_cache
 from pathlib import Path
 
 from ..core.errors import ToolDenied, ToolError
 from ..core.messages import HOST_NOTE
+from ..harness.approval import ApprovalRequest, Decision
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput
-from .approval import ApprovalRequest, Decision
 from ._job_supervisor import SLIRP_MARKER
 from .jobs import JobStore, kill_group
 from .limits import limit_argv

@@ -14,10 +14,10 @@ import stat as stat_mod
 import time
 
 from ..core.errors import ToolDenied, ToolError
+from ..documents import binary_description, document_kind, extract_from_bytes
+from ..harness.approval import ApprovalRequest, Decision
 from ..harness.offload import run_blocking
 from ..harness.tools import FunctionTool, ToolContext, ToolOutput
-from .approval import ApprovalRequest, Decision
-from ..documents import binary_description, document_kind, extract_from_bytes
 from .paths import PathRefused, Resolved
 from .safe_io import check_regular, inspect_existing, open_parent, read_bytes, write_atomic
 from .settings import Toolbox

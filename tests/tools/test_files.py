@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas_nb.tools.approval import Decision
+from orkas_nb.harness.approval import Decision
 
 from .conftest import CANARIES, Recorder
 
