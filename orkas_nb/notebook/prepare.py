@@ -238,7 +238,10 @@ def _knowledge(state: Any) -> Any:
 
     if kind_of(state.config.kb_embedder) == "auto" or not memory.has_knowledge_base(state.workspace):
         return None
-    return memory.knowledge_base_for(state.workspace, state.config.kb_embedder)
+    from ..providers.registry import openai_compatible_endpoint
+
+    return memory.knowledge_base_for(state.workspace, state.config.kb_embedder,
+                                     endpoints=openai_compatible_endpoint)
 
 
 def _relative(path: Any, root: Any) -> str | None:
