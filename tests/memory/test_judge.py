@@ -107,7 +107,8 @@ def test_the_setting_is_off_by_default_and_per_workspace(workspace: Path, tmp_pa
         memory.set_judge("sometimes")  # type: ignore[arg-type]
 
 
-def test_a_judge_model_of_its_own_is_resolved_by_the_caller(workspace: Path, tmp_path: Path) -> None:
+def test_a_judge_model_of_its_own_is_resolved_by_the_caller(
+        workspace: Path, tmp_path: Path) -> None:
     """memory picks no provider (SPEC §2): the composition root hands in its resolve_model."""
     memory = CrossSessionMemory(workspace, profile_dir=tmp_path / "cfg")
     memory.set_judge("all", model="small/judge")
