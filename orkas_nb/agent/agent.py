@@ -15,7 +15,8 @@ from ..core.errors import ConfigError
 from ..core.events import RunEvent, RunResult
 from ..core.messages import UserMessage
 from ..harness.cancellation import AbortSignal
-from ..harness.runner import RunConfig, Runner
+from ..harness.config import RunConfig
+from ..harness.runner import Runner
 from ..harness.session import InMemorySession, JsonlSession, Session, session_path
 from ..harness.tools import Tool, ToolRegistry
 from ..providers.base import LLMProvider

@@ -3,7 +3,8 @@
 A tool is anything with ``name``, ``description``, ``input_schema``, ``read_only`` and an async
 ``execute(arguments, ctx)``. The decorator builds one from a typed Python function: the JSON
 schema comes from the signature (through pydantic) and the docstring (summary and ``Args:``).
-Validation of a proposed call happens before ``execute`` (see ``validation.py``): a tool
+Validation of a proposed call happens before ``execute``: the dispatcher
+(:mod:`orkas_nb.harness.dispatch`) runs :func:`validate_arguments` on every call, so a tool
 receives only arguments that passed its schema.
 """
 
@@ -63,7 +64,6 @@ class ToolContext:
     agent: str = "agent"
     session: str | None = None
     call_id: str = ""
-    output_files: list[str] = field(default_factory=list)
     services: dict[str, Any] = field(default_factory=dict)
     turn_id: str = ""  # id of the user message that started the turn (its place in the session)
     taint: Taint = field(default_factory=Taint)
