@@ -121,7 +121,7 @@ def test_the_checker_resolves_relative_lazy_and_package_imports() -> None:
 def test_the_table_is_read_per_module_and_per_package() -> None:
     src = ("from ..providers.base import ModelRequest\nfrom ..providers import registry\n"
            "def f():\n    from ..providers.registry import resolve_model\n"
-           "from ..tools.approval import Decision\nfrom ..harness.tools import tool\n")
+           "from ..tools.approval import Decision\nfrom ..harness.tool_protocol import tool\n")
     found = imported_modules(src, "orkas_nb.memory.judge")
     assert violations_of("memory", found) == [
         (2, "orkas_nb.providers.registry"), (4, "orkas_nb.providers.registry"),

@@ -18,7 +18,7 @@ from ..harness.cancellation import AbortSignal
 from ..harness.config import RunConfig
 from ..harness.runner import Runner
 from ..harness.session import InMemorySession, JsonlSession, Session, session_path
-from ..harness.tools import Tool, ToolRegistry
+from ..harness.tool_protocol import Tool, ToolRegistry
 from ..providers.base import LLMProvider
 
 DEFAULT_SYSTEM_PROMPT = """\

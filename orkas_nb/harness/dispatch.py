@@ -17,7 +17,14 @@ from typing import Any, AsyncIterator, Literal
 from ..core.errors import ToolDenied, ToolError
 from ..core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, new_id
 from .loop_guard import REMINDER, STOPPED, LoopGuard
-from .tools import ArgumentsInvalid, Tool, ToolContext, ToolOutput, ToolRegistry, validate_arguments
+from .tool_protocol import (
+    ArgumentsInvalid,
+    Tool,
+    ToolContext,
+    ToolOutput,
+    ToolRegistry,
+    validate_arguments,
+)
 
 Outcome = Literal["ok", "error", "rejected", "interrupted", "denied"]
 

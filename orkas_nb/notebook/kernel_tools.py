@@ -32,7 +32,7 @@ from types import ModuleType
 from typing import Any
 
 from ..harness.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
-from ..harness.tools import FunctionTool, Tool, ToolContext, ToolOutput
+from ..harness.tool_protocol import FunctionTool, Tool, ToolContext, ToolOutput
 
 PREVIEW_CHARS = 4000
 OUTPUT_CHARS = 8000

@@ -74,7 +74,7 @@ class Prepared:
 
 
 def _namespace_tools(user_ns: dict[str, Any]) -> list[Any]:
-    from ..harness.tools import FunctionTool
+    from ..harness.tool_protocol import FunctionTool
 
     found: dict[str, Any] = {}
     for key, value in list(user_ns.items()):

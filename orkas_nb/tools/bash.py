@@ -24,7 +24,7 @@ from pathlib import Path
 from ..core.errors import ToolDenied, ToolError
 from ..core.messages import HOST_NOTE
 from ..harness.approval import ApprovalRequest, Decision
-from ..harness.tools import FunctionTool, ToolContext, ToolOutput
+from ..harness.tool_protocol import FunctionTool, ToolContext, ToolOutput
 from ._job_supervisor import SLIRP_MARKER
 from .jobs import JobStore, kill_group
 from .limits import limit_argv

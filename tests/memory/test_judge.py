@@ -16,7 +16,7 @@ import pytest
 
 from orkas_nb.core.errors import ConfigError
 from orkas_nb.harness.cancellation import AbortSignal
-from orkas_nb.harness.tools import ToolContext, validate_arguments
+from orkas_nb.harness.tool_protocol import ToolContext, validate_arguments
 from orkas_nb.memory.guard import scan
 from orkas_nb.memory.guard_judge import JUDGE_SYSTEM, MemoryJudge, judge_for
 from orkas_nb.memory.notes import CrossSessionMemory

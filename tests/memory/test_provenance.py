@@ -11,7 +11,7 @@ import pytest
 
 from orkas_nb import Agent
 from orkas_nb.harness.approval import ApprovalRequest, Decision
-from orkas_nb.harness.tools import FunctionTool, ToolOutput
+from orkas_nb.harness.tool_protocol import FunctionTool, ToolOutput
 from orkas_nb.memory.notes import CrossSessionMemory
 from orkas_nb.testing import ScriptedModel, call, reply
 from orkas_nb.tools import default_tools
@@ -135,7 +135,7 @@ async def test_web_fetch_and_extracted_documents_are_declared_untrusted(workspac
     import docx
 
     from orkas_nb.harness.cancellation import AbortSignal
-    from orkas_nb.harness.tools import ToolContext, validate_arguments
+    from orkas_nb.harness.tool_protocol import ToolContext, validate_arguments
 
     tools = {t.name: t for t in default_tools(workspace)}
     assert tools["web_fetch"].untrusted_output and not tools["read_file"].untrusted_output

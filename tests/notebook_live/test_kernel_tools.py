@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 
 TOOLS = r'''
 import numpy as np
-from orkas_nb.harness.tools import ToolContext
+from orkas_nb.harness.tool_protocol import ToolContext
 from orkas_nb.notebook.kernel_tools import kernel_tools
 from orkas_nb.harness.approval import allow_all, deny_all
 from pathlib import Path

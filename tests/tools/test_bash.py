@@ -282,7 +282,7 @@ async def test_background_log_is_capped(world, make_caller) -> None:
 RESTART_SCRIPT = """
 import asyncio, sys
 from orkas_nb.tools import default_tools
-from orkas_nb.harness.tools import ToolContext
+from orkas_nb.harness.tool_protocol import ToolContext
 from orkas_nb.harness.cancellation import AbortSignal
 ws, mode, action, job = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tools = {t.name: t for t in default_tools(ws, settings={"isolation": "bubblewrap" if mode == "isolated" else "off"})}
