@@ -1,10 +1,10 @@
 """The tool protocol, the ``@tool`` decorator and the registry.
 
 "Tools" names three things in orkas_nb; this module is the *protocol* every tool speaks. The
-workspace tools an Agent gets by default (files,
-search, bash, web) are the package :mod:`orkas_nb.tools`; the memory's own two tools
-(``kb_search``, ``memory``) are :mod:`orkas_nb.memory.tools`. An Agent's ``tools`` attribute is a
-:class:`ToolRegistry` holding whichever of them it was given.
+workspace tools an Agent gets by default (files, search, bash, web) are the package
+:mod:`orkas_nb.tools`; the memory's own two tools (``kb_search``, ``memory``) are
+:mod:`orkas_nb.memory.tools`. An Agent's ``tools`` attribute is a :class:`ToolRegistry` holding
+whichever of them it was given.
 
 A tool is anything with ``name``, ``description``, ``input_schema``, ``read_only`` and an async
 ``execute(arguments, ctx)``. The decorator builds one from a typed Python function: the JSON
