@@ -16,7 +16,7 @@ NOTEBOOK = HERE / "01-quickstart.ipynb"
 CASSETTE = "01-quickstart.cassette.jsonl"
 
 RECORDER = f'''
-from orkas_nb.providers.cassette import RecordingProvider
+from orkas_nb import RecordingProvider
 from orkas_nb.testing import ScriptedModel, call, reply
 
 recorder = RecordingProvider(ScriptedModel([

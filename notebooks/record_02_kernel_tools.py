@@ -17,7 +17,7 @@ NOTEBOOK = HERE / "02-kernel-tools-and-approvals.ipynb"
 CASSETTE = "02-kernel-tools-and-approvals.cassette.jsonl"
 
 RECORDER = f'''
-from orkas_nb.providers.cassette import RecordingProvider
+from orkas_nb import RecordingProvider
 from orkas_nb.core.messages import ToolCallBlock
 from orkas_nb.testing import ScriptedModel, call, reply
 

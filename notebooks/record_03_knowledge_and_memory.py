@@ -16,7 +16,7 @@ NOTEBOOK = HERE / "03-knowledge-and-memory.ipynb"
 CASSETTE = "03-knowledge-and-memory.cassette.jsonl"
 
 RECORDER = f'''
-from orkas_nb.providers.cassette import RecordingProvider
+from orkas_nb import RecordingProvider
 from orkas_nb.testing import ScriptedModel, call, reply
 
 _recorder = RecordingProvider(ScriptedModel([

@@ -12,11 +12,18 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Agent": ("orkas_nb.agent", "Agent"),
-    "tool": ("orkas_nb.harness.tools", "tool"),
-    "Tool": ("orkas_nb.harness.tools", "Tool"),
-    "ToolContext": ("orkas_nb.harness.tools", "ToolContext"),
-    "ToolOutput": ("orkas_nb.harness.tools", "ToolOutput"),
+    "tool": ("orkas_nb.harness.tool_protocol", "tool"),
+    "Tool": ("orkas_nb.harness.tool_protocol", "Tool"),
+    "ToolContext": ("orkas_nb.harness.tool_protocol", "ToolContext"),
+    "ToolOutput": ("orkas_nb.harness.tool_protocol", "ToolOutput"),
     "AbortSignal": ("orkas_nb.harness.cancellation", "AbortSignal"),
+    # Options the README tells users to pass: Agent(config=RunConfig(...)),
+    # Agent(retry=RetryPolicy(...)), and a cassette recorder / player around any provider.
+    "RunConfig": ("orkas_nb.harness.config", "RunConfig"),
+    "RetryPolicy": ("orkas_nb.providers.retry", "RetryPolicy"),
+    "RecordingProvider": ("orkas_nb.providers.cassette", "RecordingProvider"),
+    "ReplayProvider": ("orkas_nb.providers.cassette", "ReplayProvider"),
+    "ContextOverflowError": ("orkas_nb.core.errors", "ContextOverflowError"),
     "ScriptedModel": ("orkas_nb.testing", "ScriptedModel"),
     "RunResult": ("orkas_nb.core.events", "RunResult"),
     "RunEvent": ("orkas_nb.core.events", "RunEvent"),
@@ -36,12 +43,26 @@ __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .agent import Agent  # noqa: F401
+    from .core.errors import ContextOverflowError  # noqa: F401
     from .core.events import (  # noqa: F401
-        Compaction, Done, Retry, RunEvent, RunResult, Steer, TextDelta, ThinkingDelta,
-        ToolEnd, ToolStart, UsageUpdate, Warning,
+        Compaction,
+        Done,
+        Retry,
+        RunEvent,
+        RunResult,
+        Steer,
+        TextDelta,
+        ThinkingDelta,
+        ToolEnd,
+        ToolStart,
+        UsageUpdate,
+        Warning,
     )
     from .harness.cancellation import AbortSignal  # noqa: F401
-    from .harness.tools import Tool, ToolContext, ToolOutput, tool  # noqa: F401
+    from .harness.config import RunConfig  # noqa: F401
+    from .harness.tool_protocol import Tool, ToolContext, ToolOutput, tool  # noqa: F401
+    from .providers.cassette import RecordingProvider, ReplayProvider  # noqa: F401
+    from .providers.retry import RetryPolicy  # noqa: F401
     from .testing import ScriptedModel  # noqa: F401
 
 

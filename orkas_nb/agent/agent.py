@@ -15,9 +15,10 @@ from ..core.errors import ConfigError
 from ..core.events import RunEvent, RunResult
 from ..core.messages import UserMessage
 from ..harness.cancellation import AbortSignal
-from ..harness.runner import RunConfig, Runner
+from ..harness.config import RunConfig
+from ..harness.runner import Runner
 from ..harness.session import InMemorySession, JsonlSession, Session, session_path
-from ..harness.tools import Tool, ToolRegistry
+from ..harness.tool_protocol import Tool, ToolRegistry
 from ..providers.base import LLMProvider
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -104,10 +105,11 @@ class Agent:
         ``KnowledgeBase`` to search. Returns the frozen system prompt when memory is on.
         """
         from .. import memory as mem_pkg  # light: the package loads its parts lazily
+        from ..providers.registry import openai_compatible_endpoint, resolve_model
 
         kb = knowledge
         if kb is None and mem_pkg.has_knowledge_base(self.workspace):
-            kb = mem_pkg.knowledge_base_for(self.workspace)
+            kb = mem_pkg.knowledge_base_for(self.workspace, endpoints=openai_compatible_endpoint)
         if kb not in (None, False) and "kb_search" not in self.tools:
             self.tools.add(mem_pkg.kb_search_tool(kb))
         if memory is False:
@@ -116,7 +118,8 @@ class Agent:
         if memory is None and not store.enabled:
             return None
         if "memory" not in self.tools:
-            judge = mem_pkg.judge_for(store, self.provider, self.model)  # None unless turned on
+            # None unless turned on; a judge_model of its own is resolved like the agent's model
+            judge = mem_pkg.judge_for(store, self.provider, self.model, resolve=resolve_model)
             self.tools.add(mem_pkg.memory_tool(store, approver=approver, judge=judge))
         return mem_pkg.FrozenPrompt(self.system_prompt, store)
 

@@ -21,7 +21,7 @@ the run prints lands in this cell). Things that must happen on the caller's thre
 printing a notice) are handed to it through :class:`Portal` while it waits.
 
 Approvals: the cell blocks, so a button can never be clicked. Approvers that wait for a click
-are replaced for this run (:func:`~orkas_nb.tools.approval.stand_in_for_clicks`) by
+are replaced for this run (:func:`~orkas_nb.harness.approval.stand_in_for_clicks`) by
 :class:`BlockedCellApprover`: it asks through the kernel's ``input()`` when the front end
 answers input requests (JupyterLab, classic Notebook), and otherwise (nbclient, nbconvert)
 denies at once, telling the user to run ``await agent.arun(...)`` to get the buttons.
@@ -38,14 +38,14 @@ import threading
 import time
 from typing import Any, Callable, Coroutine, TypeVar
 
-from ..harness.cancellation import AbortSignal
-from ..tools.approval import (
+from ..harness.approval import (
     ApprovalRequest,
     Decision,
     prompt_answer,
     prompt_text,
     stand_in_for_clicks,
 )
+from ..harness.cancellation import AbortSignal
 
 T = TypeVar("T")
 

@@ -176,6 +176,11 @@ class AssistantMessage(_Message):
 #: How a tool call ended: the one spelling, imported by the events, the dispatcher and the views.
 ToolStatus = Literal["ok", "error", "rejected", "interrupted", "denied"]
 
+# How a tool result's last line starts when it states what this machine offers (a sandbox, a
+# network). The tool that writes it (``tools.bash``) and the replay that ignores it
+# (``providers.cassette``) sit in layers that do not import each other, so the marker lives here.
+HOST_NOTE = "[host: "
+
 
 class ToolResultMessage(_Message):
     role: Literal["tool"] = "tool"

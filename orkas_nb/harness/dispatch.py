@@ -24,7 +24,14 @@ from ..core.messages import (
     new_id,
 )
 from .loop_guard import REMINDER, STOPPED, LoopGuard
-from .tools import ArgumentsInvalid, Tool, ToolContext, ToolOutput, ToolRegistry, validate_arguments
+from .tool_protocol import (
+    ArgumentsInvalid,
+    Tool,
+    ToolContext,
+    ToolOutput,
+    ToolRegistry,
+    validate_arguments,
+)
 
 
 @dataclass

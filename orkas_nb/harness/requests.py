@@ -15,7 +15,7 @@ from ..providers.base import LLMProvider, ModelRequest, ProviderCapabilities, ca
 from .config import RunConfig
 from .session import Session
 from .tool_images import ImageMover
-from .tools import ToolRegistry
+from .tool_protocol import ToolRegistry
 
 __all__ = ["RequestBuilder"]
 

@@ -45,8 +45,18 @@ from .requests import RequestBuilder
 from .session import InMemorySession, Session
 from .steer import SteerQueue
 from .steps import ask_model, forward, run_calls
-from .tools import Taint, ToolContext, ToolRegistry
-from .turn import Answer, ContextPolicy, Emitter, Final, RunAgain, StepResult, Stopped, Stopper, TurnState
+from .tool_protocol import Taint, ToolContext, ToolRegistry
+from .turn import (
+    Answer,
+    ContextPolicy,
+    Emitter,
+    Final,
+    RunAgain,
+    StepResult,
+    Stopped,
+    Stopper,
+    TurnState,
+)
 
 
 def _through_requests(name: str) -> Any:

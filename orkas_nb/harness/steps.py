@@ -17,7 +17,7 @@ from ..core.messages import ToolCallBlock
 from ..providers.base import StreamDone, StreamRetry, StreamText, StreamThinking
 from .dispatch import batches, normalise_call_ids, plan_calls, run_batch
 from .loop_guard import LoopGuard
-from .tools import ToolContext
+from .tool_protocol import ToolContext
 from .turn import Answer, ContextPolicy, Emitter, TurnState, closing
 
 __all__ = ["EXCERPT_CHARS", "ask_model", "forward", "run_calls"]

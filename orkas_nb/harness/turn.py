@@ -20,7 +20,7 @@ from ..core.events import RunEvent, RunStats
 from ..core.messages import AssistantMessage, ToolResultMessage, Usage
 from .cancellation import AbortSignal
 from .requests import RequestBuilder
-from .tools import Taint
+from .tool_protocol import Taint
 
 __all__ = ["Answer", "ContextPolicy", "Emitter", "Final", "RunAgain", "StepResult", "Stopped",
            "Stopper", "TurnState", "closing"]

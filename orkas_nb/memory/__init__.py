@@ -49,6 +49,7 @@ __all__ = [*_LAZY, "open_knowledge_base", "knowledge_base_for", "has_knowledge_b
            "default_embedder"]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .embedder_choice import EndpointLookup  # noqa: F401
     from .embedders import Embedder, EmbeddingError, HttpEmbedder, OnnxMiniLM  # noqa: F401
     from .guard import scan  # noqa: F401
     from .guard_judge import MemoryJudge, judge_for  # noqa: F401
@@ -92,7 +93,8 @@ def open_knowledge_base(workspace: str | Path, *, embedder: Any = None) -> Knowl
         return kb
 
 
-def knowledge_base_for(workspace: str | Path, embedder: str | None = None) -> KnowledgeBase:
+def knowledge_base_for(workspace: str | Path, embedder: str | None = None, *,
+                       endpoints: EndpointLookup | None = None) -> KnowledgeBase:
     """The workspace's knowledge base with the embedder its vectors were made with.
 
     ``embedder`` is a setting of :mod:`.embedder_choice` (``auto``, ``none``, ``local`` or
@@ -100,7 +102,8 @@ def knowledge_base_for(workspace: str | Path, embedder: str | None = None) -> Kn
     back (the setting it was built with, kept in the base, or the local MiniLM for older bases),
     so queries are embedded the same way; a full-text base stays full text and loads no model.
     Another setting switches the base to that embedder (its chunks are re-embedded by the next
-    ``add`` or ``sync``); ``none`` searches full text only, keeping the vectors.
+    ``add`` or ``sync``); ``none`` searches full text only, keeping the vectors. ``endpoints``
+    finds the server of an ``ENDPOINT/MODEL`` setting (the caller above memory hands it in).
     """
     from .embedder_choice import AUTO, NONE, embedder_from_spec, kind_of
 
@@ -110,7 +113,7 @@ def knowledge_base_for(workspace: str | Path, embedder: str | None = None) -> Kn
         kb.embedder = None
         return kb
     if kind != AUTO:
-        chosen = embedder_from_spec(embedder)
+        chosen = embedder_from_spec(embedder, endpoints)
         if chosen is not None and (kb.embedder is None or kb.embedder.id != chosen.id):
             kb = open_knowledge_base(workspace, embedder=chosen)
         if chosen is not None:
@@ -122,7 +125,7 @@ def knowledge_base_for(workspace: str | Path, embedder: str | None = None) -> Kn
 
         stored = kb.store.meta("embedder_spec")
         try:
-            found = embedder_from_spec(stored) if stored else default_embedder()
+            found = embedder_from_spec(stored, endpoints) if stored else default_embedder()
         except ConfigError:  # the server's address or key is gone: full text until it is back
             found = None
         if found is not None and found.id == stored_id:

@@ -5,6 +5,9 @@
 ``ENDPOINT/MODEL``: an OpenAI-compatible ``/v1/embeddings`` server found like a model's
 (``openai/text-embedding-3-small``, ``ollama/nomic-embed-text``, ``llamacpp/…``, ``vllm/…``, or a
 named endpoint), so its address and key come from the same options and environment variables.
+Finding that server is the providers' business and memory sits beside the tools, below the
+composition root (SPEC §2), so the lookup is handed in (:data:`EndpointLookup`): the Agent and the
+notebook pass :func:`orkas_nb.providers.registry.openai_compatible_endpoint`.
 
 The setting is kept in the base (meta ``embedder_spec``) next to the embedder's id, so a later
 process rebuilds the same embedder and queries are embedded the way the vectors were.
@@ -12,10 +15,14 @@ process rebuilds the same embedder and queries are embedded the way the vectors 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import ConfigError
 from .embedders import Embedder
+
+EndpointLookup = Callable[..., "tuple[str, str | None]"]
+"""``lookup(name, **options) -> (base URL, API key or None)`` of an OpenAI-compatible server."""
 
 AUTO, NONE, LOCAL = "auto", "none", "local"
 _OFF = (NONE, "off", "false")
@@ -31,8 +38,12 @@ def kind_of(spec: str | None) -> str:
     return LOCAL if lowered == LOCAL else "server"
 
 
-def embedder_from_spec(spec: str | None, **endpoint_options: Any) -> Embedder | None:
-    """The embedder a setting names; ``None`` for full-text search only."""
+def embedder_from_spec(spec: str | None, endpoints: EndpointLookup | None = None,
+                       **endpoint_options: Any) -> Embedder | None:
+    """The embedder a setting names; ``None`` for full-text search only.
+
+    ``endpoints`` finds the server of an ``ENDPOINT/MODEL`` setting (see the module docstring).
+    """
     kind = kind_of(spec)
     if kind == NONE:
         return None
@@ -49,11 +60,13 @@ def embedder_from_spec(spec: str | None, **endpoint_options: Any) -> Embedder | 
     if not sep or not endpoint or not model:
         raise ConfigError(f"embedder {text!r}: use auto, none, local or ENDPOINT/MODEL "
                           "(e.g. ollama/nomic-embed-text)")
-    from ..providers.registry import openai_compatible_endpoint
+    if endpoints is None:
+        raise ConfigError(f"embedder {text!r} names a server, but no endpoint lookup was given "
+                          "(pass endpoints=orkas_nb.providers.registry.openai_compatible_endpoint)")
     from .embedders import HttpEmbedder
 
-    base_url, key = openai_compatible_endpoint(endpoint, **endpoint_options)
+    base_url, key = endpoints(endpoint, **endpoint_options)
     return HttpEmbedder(model, base_url=base_url, api_key=key or "")
 
 
-__all__ = ["AUTO", "LOCAL", "NONE", "embedder_from_spec", "kind_of"]
+__all__ = ["AUTO", "LOCAL", "NONE", "EndpointLookup", "embedder_from_spec", "kind_of"]

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+from ..core.errors import ConfigError
 
 JUDGE_SYSTEM = """\
 You review one entry that an AI assistant wants to save in its long-term memory. Memory is \
@@ -97,18 +99,20 @@ class MemoryJudge:
         return JudgeDecision(refuse=False)
 
 
-def judge_for(memory: Any, provider: Any, model: str) -> MemoryJudge | None:
+def judge_for(memory: Any, provider: Any, model: str,
+              resolve: Callable[[str], tuple[Any, str]] | None = None) -> MemoryJudge | None:
     """The judge a workspace's setting asks for, or None when it is off.
 
-    ``judge_model`` (``provider/model``) picks a small model of its own; without it the agent's
-    provider and model answer.
+    ``judge_model`` (``provider/model``) picks a small model of its own, which ``resolve`` (the
+    composition root's ``resolve_model``: memory does not pick providers, SPEC §2) turns into a
+    provider; without it the agent's provider and model answer.
     """
     mode = memory.judge_mode
     if mode == "off":
         return None
     name = memory.judge_model
     if name:
-        from ..providers.registry import resolve_model
-
-        provider, model = resolve_model(name)
+        if resolve is None:
+            raise ConfigError(f"memory judge_model {name!r}: no model resolver was given")
+        provider, model = resolve(name)
     return MemoryJudge(provider, model, mode=mode, max_chars=memory.settings.entry_max)

@@ -3,7 +3,7 @@
 Folders are walked without hidden folders (``.git``, ``.orkas``...), ``node_modules``,
 ``__pycache__`` and virtual environments. A file is read as text unless it is binary (a NUL
 byte in its first 8 KiB); PDF and Office files go through
-``orkas_nb.tools.documents.extract_text`` when that module is installed, and are skipped with
+``orkas_nb.documents.extract_text`` when that module is installed, and are skipped with
 a reason otherwise.
 """
 
@@ -97,7 +97,7 @@ def read_text(path: Path, data: bytes) -> str:
     """The text of a file whose bytes are ``data``; raises :class:`Unreadable`."""
     if path.suffix.lower() in DOCUMENT_SUFFIXES:
         try:
-            from ..tools.documents import extract_text
+            from ..documents import extract_text
         except ImportError:
             raise Unreadable("no document extractor installed for this format") from None
         try:

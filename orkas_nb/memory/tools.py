@@ -1,6 +1,6 @@
 """The agent's tools over memory: ``kb_search`` and ``memory``.
 
-Both are :class:`~orkas_nb.harness.tools.FunctionTool` objects bound to one knowledge base or
+Both are :class:`~orkas_nb.harness.tool_protocol.FunctionTool` objects bound to one knowledge base or
 one memory; their results are text written for the model. A rejected memory write comes back
 as an error observation whose text is the guard's (or the judge's) reason; a write after
 untrusted content that the user did not allow comes back denied.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from ..harness.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
 from ..harness.offload import run_blocking
-from ..harness.tools import FunctionTool, ToolContext, ToolOutput
-from ..tools.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
+from ..harness.tool_protocol import FunctionTool, ToolContext, ToolOutput
 from .models import EntrySource, MemoryResult
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The approval policy of notebook runs, as an approver of :mod:`orkas_nb.tools.approval`.
+"""The approval policy of notebook runs, as an approver of :mod:`orkas_nb.harness.approval`.
 
 Decides what happens when a tool asks for consent (a dangerous command, a path outside the
 workspace, running Python in the kernel):
@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable
 from typing import Any
+
 
 def _can_prompt(shell: Any, background: bool) -> bool:
     if background or shell is None:
@@ -56,7 +57,7 @@ class NotebookApprover:
         return decision
 
     async def _decide(self, request: Any) -> Any:
-        from ..tools.approval import Decision, _coerce, prompt_answer, prompt_text
+        from ..harness.approval import Decision, _coerce, prompt_answer, prompt_text
 
         if request.category in self.allow or request.kind in self.allow:
             return Decision.ONCE

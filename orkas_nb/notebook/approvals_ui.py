@@ -1,10 +1,10 @@
-"""Approval prompts in the notebook: the :mod:`orkas_nb.tools.approval` approver, with buttons.
+"""Approval prompts in the notebook: the :mod:`orkas_nb.harness.approval` approver, with buttons.
 
 :class:`WidgetApprover` is an async approver: asked an
-:class:`~orkas_nb.tools.approval.ApprovalRequest`, it shows what is asked (the command or
+:class:`~orkas_nb.harness.approval.ApprovalRequest`, it shows what is asked (the command or
 path, its risk category and why it is risky) with three buttons — *this time*, *for this run*,
 *deny* — and waits for a click while the run waits. A timeout denies; a stopped run withdraws
-the prompt. Remembering "for this run" is the :class:`~orkas_nb.tools.approval.ApprovalGate`'s
+the prompt. Remembering "for this run" is the :class:`~orkas_nb.harness.approval.ApprovalGate`'s
 job, not this widget's.
 
 Clicks reach the kernel only while the cell awaits (SPEC §14.1); the prompt is put into the
@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import ipywidgets as widgets
 from IPython.display import display
 
-from ..tools.approval import ApprovalRequest, ApproverLike, Decision, to_decision
+from ..harness.approval import ApprovalRequest, ApproverLike, Decision, to_decision
 from .approval_wait import PendingAnswers
 
 DEFAULT_TIMEOUT_S = 300.0

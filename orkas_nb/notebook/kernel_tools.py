@@ -31,8 +31,8 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from types import ModuleType
 from typing import Any
 
-from ..harness.tools import FunctionTool, Tool, ToolContext, ToolOutput
-from ..tools.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
+from ..harness.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
+from ..harness.tool_protocol import FunctionTool, Tool, ToolContext, ToolOutput
 
 PREVIEW_CHARS = 4000
 OUTPUT_CHARS = 8000

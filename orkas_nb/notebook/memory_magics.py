@@ -20,6 +20,7 @@ def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "aut
     from .. import memory
     from ..core.errors import ConfigError
     from ..memory.embedder_choice import kind_of
+    from ..providers.registry import openai_compatible_endpoint as endpoints
 
     if not args:
         raise UsageError(f"a kb subcommand is needed; usage: {KB_USAGE}")
@@ -28,7 +29,7 @@ def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "aut
         if not operand:
             raise UsageError(f"%agent kb add needs a file or folder; usage: {KB_USAGE}")
         try:
-            kb = memory.knowledge_base_for(workspace, embedder)
+            kb = memory.knowledge_base_for(workspace, embedder, endpoints=endpoints)
         except ConfigError as exc:
             raise UsageError(f"Agent.kb_embedder: {exc}") from None
         if kb.embedder is None and kind_of(embedder) == "auto":
@@ -72,11 +73,12 @@ def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "aut
 def _existing(workspace: Path, embedder: str = "auto"):  # type: ignore[no-untyped-def]
     from .. import memory
     from ..core.errors import ConfigError
+    from ..providers.registry import openai_compatible_endpoint as endpoints
 
     if not memory.has_knowledge_base(workspace):
         raise UsageError(f"{workspace} has no knowledge base yet; start one with %agent kb add PATH")
     try:
-        return memory.knowledge_base_for(workspace, embedder)
+        return memory.knowledge_base_for(workspace, embedder, endpoints=endpoints)
     except ConfigError as exc:
         raise UsageError(f"Agent.kb_embedder: {exc}") from None
 

@@ -44,8 +44,9 @@ def loaded_state() -> Any:
     return state
 
 
-def resolve_model(text: str, user_ns: dict[str, Any]) -> Any:
-    """A model string, or ``$name`` of a model string or provider object in the notebook."""
+def model_from_option(text: str, user_ns: dict[str, Any]) -> Any:
+    """What ``-m`` names: a model string, or ``$name`` of a model string or provider object in
+    the notebook (the providers' ``resolve_model`` then turns a string into a provider)."""
     text = text.strip()
     if not text.startswith("$"):
         return text
@@ -73,7 +74,7 @@ class Prepared:
 
 
 def _namespace_tools(user_ns: dict[str, Any]) -> list[Any]:
-    from ..harness.tools import FunctionTool
+    from ..harness.tool_protocol import FunctionTool
 
     found: dict[str, Any] = {}
     for key, value in list(user_ns.items()):
@@ -135,7 +136,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
     if not model_text:
         raise UsageError('no model: pass -m MODEL, or %config Agent.model = "provider/model", '
                          "or set ORKAS_MODEL")
-    model = chosen = resolve_model(model_text, shell.user_ns)
+    model = chosen = model_from_option(model_text, shell.user_ns)
     if not body.strip():
         raise UsageError("the cell has no prompt: write it below the %%agent line")
     hist = getattr(shell, "history_manager", None)
@@ -238,7 +239,10 @@ def _knowledge(state: Any) -> Any:
 
     if kind_of(state.config.kb_embedder) == "auto" or not memory.has_knowledge_base(state.workspace):
         return None
-    return memory.knowledge_base_for(state.workspace, state.config.kb_embedder)
+    from ..providers.registry import openai_compatible_endpoint
+
+    return memory.knowledge_base_for(state.workspace, state.config.kb_embedder,
+                                     endpoints=openai_compatible_endpoint)
 
 
 def _relative(path: Any, root: Any) -> str | None:

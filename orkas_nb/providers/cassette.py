@@ -41,7 +41,7 @@ from pydantic import TypeAdapter
 
 from ..core import errors as _errors
 from ..core.errors import OrkasError, ProviderError, ReplayMismatchError
-from ..core.messages import AssistantMessage, ToolCallBlock, ToolResultMessage
+from ..core.messages import HOST_NOTE, AssistantMessage, ToolCallBlock, ToolResultMessage
 from .base import (
     LLMProvider,
     ModelRequest,
@@ -66,9 +66,7 @@ _SECRET_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 # Fields of a message the model never sees: they differ between runs and would defeat matching.
 _UNSEEN = {"id", "created_at", "usage", "provider", "model", "stop_reason"}
 _DIFF_LINES = 80
-# How a tool result's last line starts when it states what this machine offers (see the module
-# docstring); matching drops such a line, and only that.
-HOST_NOTE = "[host: "
+# Matching drops a host note ending a tool result (see the module docstring), and only that.
 _HOST_NOTE_LINE = re.compile(r"\n" + re.escape(HOST_NOTE) + r"[^\n\]]*\]\Z")
 
 

@@ -4,7 +4,7 @@
 edit_file, stat_file, search_files, grep_files, bash, bash_poll, bash_stop and web_fetch, all
 confined by one :class:`~orkas_nb.tools.paths.PathPolicy` (the workspace plus folders the user
 allows) and, for bash, by OS isolation where the machine offers it. Risky actions go to the
-host's approver (:mod:`orkas_nb.tools.approval`).
+host's approver (:mod:`orkas_nb.harness.approval`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .approval import ApproverLike
+    from ..harness.approval import ApproverLike
     from .sandbox import IsolationStatus
     from .settings import ToolSettings
 
@@ -76,7 +76,7 @@ def __getattr__(name: str) -> Any:
 
         return ToolSettings
     if name in ("Decision", "ApprovalRequest"):
-        from . import approval
+        from ..harness import approval
 
         return getattr(approval, name)
     raise AttributeError(name)

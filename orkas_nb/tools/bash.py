@@ -15,16 +15,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import shutil
+import signal
 import sys
 from functools import lru_cache
 from pathlib import Path
 
 from ..core.errors import ToolDenied, ToolError
-from ..harness.tools import FunctionTool, ToolContext, ToolOutput
-from ..providers.cassette import HOST_NOTE
-from .approval import ApprovalRequest, Decision
+from ..core.messages import HOST_NOTE
+from ..harness.approval import ApprovalRequest, Decision
+from ..harness.tool_protocol import FunctionTool, ToolContext, ToolOutput
 from ._job_supervisor import SLIRP_MARKER
 from .jobs import JobStore, kill_group
 from .limits import limit_argv
@@ -35,7 +35,7 @@ from .settings import Toolbox
 
 REAPER = Path(__file__).with_name("_reaper.py")
 # Said to the model after a failing command: which of the two modes the description names this
-# machine gave. It is a host note (see cassette.HOST_NOTE): a replay on a machine without
+# machine gave. It is a host note (see core.messages.HOST_NOTE): a replay on a machine without
 # bubblewrap must not differ from the recording by it.
 SANDBOX_NOTE = (
     HOST_NOTE + "the command ran in the sandbox: only the workspace{allowed} is writable; the "

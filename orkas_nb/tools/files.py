@@ -14,10 +14,10 @@ import stat as stat_mod
 import time
 
 from ..core.errors import ToolDenied, ToolError
+from ..documents import binary_description, document_kind, extract_from_bytes
+from ..harness.approval import ApprovalRequest, Decision
 from ..harness.offload import run_blocking
-from ..harness.tools import FunctionTool, ToolContext, ToolOutput
-from .approval import ApprovalRequest, Decision
-from .documents import binary_description, document_kind, extract_from_bytes
+from ..harness.tool_protocol import FunctionTool, ToolContext, ToolOutput
 from .paths import PathRefused, Resolved
 from .safe_io import check_regular, inspect_existing, open_parent, read_bytes, write_atomic
 from .settings import Toolbox
@@ -103,7 +103,7 @@ def make_file_tools(box: Toolbox) -> list[FunctionTool]:
                      f"offset={end}]")
         result = part if text else f"[{target.display} is empty]"
         # An extracted document is content from outside (a download, an attachment): it taints
-        # the run, so memory writes after it ask the user (harness.tools.Taint).
+        # the run, so memory writes after it ask the user (harness.tool_protocol.Taint).
         return ToolOutput(text=result, untrusted=True) if kind else result
 
     async def write_file(path: str, content: str, ctx: ToolContext) -> ToolOutput:

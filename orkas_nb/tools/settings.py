@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .approval import ApprovalGate, ApproverLike
+from ..harness.approval import ApprovalGate, ApproverLike
 from .paths import PathPolicy
 
 

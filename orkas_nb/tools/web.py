@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from ..core.errors import ToolError
-from ..harness.tools import FunctionTool
+from ..harness.tool_protocol import FunctionTool
 from .settings import Toolbox
 
 MAX_REDIRECTS = 5
@@ -152,7 +152,7 @@ def make_web_tools(box: Toolbox) -> list[FunctionTool]:
                 return _render(current, status, headers, body, truncated, limit, s.web_max_bytes)
         raise ToolError(f"too many redirects (more than {MAX_REDIRECTS})")
 
-    # A web page is content nobody vouches for: it taints the run (harness.tools.Taint).
+    # A web page is content nobody vouches for: it taints the run (harness.tool_protocol.Taint).
     return [FunctionTool(web_fetch, read_only=True, untrusted_output=True)]
 
 
@@ -181,7 +181,7 @@ def _render(url: str, status: int, headers: dict[str, str], body: bytes, truncat
         if part.strip().lower().startswith("charset="):
             charset = part.split("=", 1)[1].strip().strip('"') or "utf-8"
     if ctype == "application/pdf" or body.startswith(b"%PDF"):
-        from .documents import extract_from_bytes
+        from ..documents import extract_from_bytes
 
         text = extract_from_bytes(body, "pdf", url)
     elif ctype.startswith("text/") or ctype in ("application/json", "application/xml", "") or \

@@ -16,8 +16,8 @@ import pytest
 
 from orkas_nb import Agent, tool
 from orkas_nb.agent import blocking
+from orkas_nb.harness.approval import Decision
 from orkas_nb.harness.repair import pairing_problems
-from orkas_nb.tools.approval import Decision
 from orkas_nb.testing import ScriptedModel, call, reply
 
 WHO: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="nobody")

@@ -137,7 +137,7 @@ async def _drain(events: Any) -> tuple[Any, float | None]:
 
 async def run_orkas(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
     from orkas_nb import Agent
-    from orkas_nb.harness.tools import tool
+    from orkas_nb.harness.tool_protocol import tool
 
     workspace = _orkas_setup(url, state)
     session = f"bench-{state['runs']}"
@@ -244,7 +244,7 @@ def _runner_variant(*, disk: bool, compaction: bool, default_tools: bool):
     async def run(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
         from orkas_nb.harness.runner import RunConfig, Runner
         from orkas_nb.harness.session import InMemorySession, JsonlSession
-        from orkas_nb.harness.tools import ToolRegistry, tool
+        from orkas_nb.harness.tool_protocol import ToolRegistry, tool
 
         workspace = _orkas_setup(url, state)
         provider, name = state["provider"], model

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from orkas_nb.harness.cancellation import AbortSignal  # noqa: E402
-from orkas_nb.harness.tools import ToolContext  # noqa: E402
+from orkas_nb.harness.tool_protocol import ToolContext  # noqa: E402
 from orkas_nb.tools import default_tools, isolation_status  # noqa: E402
 from orkas_nb.tools.paths import PathPolicy  # noqa: E402
 from orkas_nb.tools.risk import Context, grade  # noqa: E402

@@ -41,7 +41,7 @@ from orkas_nb.harness.compaction import (
 )
 from orkas_nb.harness.repair import pairing_problems
 from orkas_nb.harness.runner import TurnState
-from orkas_nb.harness.tools import ToolOutput
+from orkas_nb.harness.tool_protocol import ToolOutput
 from orkas_nb.providers.base import ModelRequest
 from orkas_nb.testing import ScriptedModel, call, reply
 from tests.conftest import normalise

@@ -12,9 +12,8 @@ from orkas_nb.core.events import Done, RunResult, ToolEnd, Warning
 from orkas_nb.core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from orkas_nb.harness import InMemorySession, JsonlSession, Runner, ToolRegistry, tool
 from orkas_nb.harness.repair import pairing_problems
-from orkas_nb.harness.tools import ToolOutput
+from orkas_nb.harness.tool_protocol import ToolOutput
 from orkas_nb.testing import ScriptedModel, call, reply
-
 from tests.conftest import normalise
 
 
@@ -341,7 +340,7 @@ async def test_in_memory_and_file_sessions_hold_the_same_history(tmp_path: Path)
 
 
 def test_tools_built_again_from_the_same_function_share_their_schema_but_not_defaults() -> None:
-    from orkas_nb.harness.tools import FunctionTool
+    from orkas_nb.harness.tool_protocol import FunctionTool
 
     def make(limit: int):
         def peek(path: str, n: int = limit) -> str:

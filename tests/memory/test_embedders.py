@@ -13,6 +13,7 @@ import pytest
 
 from orkas_nb.core.errors import ConfigError
 from orkas_nb.memory.embedders import EmbeddingError, HttpEmbedder, OnnxMiniLM
+from orkas_nb.providers.registry import openai_compatible_endpoint
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -150,16 +151,26 @@ def test_settings_name_the_embedder(server: str, monkeypatch: pytest.MonkeyPatch
 
     assert embedder_from_spec("none") is None
     monkeypatch.setenv("OLLAMA_BASE_URL", server)
-    ollama = embedder_from_spec("ollama/nomic-embed-text:latest")
+    lookup = openai_compatible_endpoint
+    ollama = embedder_from_spec("ollama/nomic-embed-text:latest", lookup)
     assert isinstance(ollama, HttpEmbedder)
     assert (ollama.base_url, ollama.model, ollama.api_key) == (server, "nomic-embed-text:latest", "")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
     monkeypatch.setenv("OPENAI_BASE_URL", server)
-    openai = embedder_from_spec("openai/text-embedding-3-small")
+    openai = embedder_from_spec("openai/text-embedding-3-small", lookup)
     assert isinstance(openai, HttpEmbedder) and openai.api_key == "sk-test-key"
     for bad in ("nope/model", "ollama/", "just-a-name"):
         with pytest.raises(ConfigError):
-            embedder_from_spec(bad)
+            embedder_from_spec(bad, lookup)
+
+
+def test_a_server_setting_without_an_endpoint_lookup_says_what_is_missing() -> None:
+    """memory does not import the providers (SPEC §2): the caller hands in how servers are found."""
+    from orkas_nb.memory.embedder_choice import embedder_from_spec
+
+    with pytest.raises(ConfigError, match="no endpoint lookup"):
+        embedder_from_spec("ollama/nomic-embed-text")
+    assert embedder_from_spec("none") is None  # no server, no lookup needed
 
 
 def test_a_base_built_with_a_server_gets_it_back_in_a_new_process(
@@ -168,13 +179,14 @@ def test_a_base_built_with_a_server_gets_it_back_in_a_new_process(
     the same server instead of silently falling back to full text."""
     from orkas_nb import memory
 
+    lookup = openai_compatible_endpoint
     monkeypatch.setenv("OLLAMA_BASE_URL", server)
     (tmp_path / "a.txt").write_text("hello world\n")
-    kb = memory.knowledge_base_for(tmp_path, "ollama/emb-model")
+    kb = memory.knowledge_base_for(tmp_path, "ollama/emb-model", endpoints=lookup)
     assert kb.add("a.txt").embedded == 1
     kb.close()
     memory._OPEN.clear()  # what a new process starts with
-    again = memory.knowledge_base_for(tmp_path)  # auto: the base's own embedder
+    again = memory.knowledge_base_for(tmp_path, endpoints=lookup)  # auto: the base's own embedder
     assert isinstance(again.embedder, HttpEmbedder) and again.embedder.model == "emb-model"
     _Handler.requests.clear()
     assert again.search("hello", mode="vector")[0].path == "a.txt"
@@ -187,7 +199,7 @@ def test_a_base_built_with_a_server_gets_it_back_in_a_new_process(
     # the server's address gone from the environment: full text, no error
     monkeypatch.delenv("OLLAMA_BASE_URL")
     monkeypatch.setattr("orkas_nb.providers.registry.BUILTIN_ENDPOINTS", {})
-    fallback = memory.knowledge_base_for(tmp_path)
+    fallback = memory.knowledge_base_for(tmp_path, endpoints=lookup)
     assert fallback.embedder is None and fallback.search("hello")[0].path == "a.txt"
     fallback.close()
     memory._OPEN.clear()

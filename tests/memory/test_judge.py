@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from orkas_nb.core.errors import ConfigError
 from orkas_nb.harness.cancellation import AbortSignal
-from orkas_nb.harness.tools import ToolContext, validate_arguments
+from orkas_nb.harness.tool_protocol import ToolContext, validate_arguments
 from orkas_nb.memory.guard import scan
 from orkas_nb.memory.guard_judge import JUDGE_SYSTEM, MemoryJudge, judge_for
 from orkas_nb.memory.notes import CrossSessionMemory
@@ -104,6 +105,20 @@ def test_the_setting_is_off_by_default_and_per_workspace(workspace: Path, tmp_pa
     assert CrossSessionMemory(workspace).judge_mode == "doubtful"  # the switch keeps the judge
     with pytest.raises(ValueError, match="off, doubtful or all"):
         memory.set_judge("sometimes")  # type: ignore[arg-type]
+
+
+def test_a_judge_model_of_its_own_is_resolved_by_the_caller(
+        workspace: Path, tmp_path: Path) -> None:
+    """memory picks no provider (SPEC §2): the composition root hands in its resolve_model."""
+    memory = CrossSessionMemory(workspace, profile_dir=tmp_path / "cfg")
+    memory.set_judge("all", model="small/judge")
+    asked: list[str] = []
+    found = judge_for(memory, "provider", "agent-model",
+                      resolve=lambda name: (asked.append(name), ("judge-provider", "judge"))[1])
+    assert asked == ["small/judge"] and found is not None
+    assert (found.provider, found.model) == ("judge-provider", "judge")
+    with pytest.raises(ConfigError, match="no model resolver"):
+        judge_for(memory, "provider", "agent-model")
 
 
 @pytest.mark.parametrize("answer", ["KEEP", "REFUSE"])

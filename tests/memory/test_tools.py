@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from orkas_nb.harness.cancellation import AbortSignal
-from orkas_nb.harness.tools import Tool, ToolContext, validate_arguments
+from orkas_nb.harness.tool_protocol import Tool, ToolContext, validate_arguments
 from orkas_nb.memory.kb import KnowledgeBase
 from orkas_nb.memory.notes import CrossSessionMemory
 from orkas_nb.memory.tools import kb_search_tool, memory_tool

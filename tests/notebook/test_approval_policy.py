@@ -1,11 +1,11 @@
-"""The headless approval policy, as an approver of orkas_nb.tools.approval."""
+"""The headless approval policy, as an approver of orkas_nb.harness.approval."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from orkas_nb.harness.approval import ApprovalGate, ApprovalRequest, Decision
 from orkas_nb.notebook.approval_policy import NotebookApprover
-from orkas_nb.tools.approval import ApprovalGate, ApprovalRequest, Decision
 
 
 def _req(category: str = "network", kind: str = "command") -> ApprovalRequest:

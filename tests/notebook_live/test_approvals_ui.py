@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from orkas_nb.harness.approval import ApprovalRequest, Decision
 from orkas_nb.notebook.approvals_ui import (
     RecordingApprover,
     ReplayingApprover,
@@ -16,7 +17,6 @@ from orkas_nb.notebook.approvals_ui import (
 )
 from orkas_nb.providers.cassette import RecordingProvider, ReplayProvider
 from orkas_nb.testing import ScriptedModel
-from orkas_nb.tools.approval import ApprovalRequest, Decision
 
 from .kernel_harness import WidgetKernel
 

@@ -12,9 +12,9 @@ pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 
 TOOLS = r'''
 import numpy as np
-from orkas_nb.harness.tools import ToolContext
+from orkas_nb.harness.tool_protocol import ToolContext
 from orkas_nb.notebook.kernel_tools import kernel_tools
-from orkas_nb.tools.approval import allow_all, deny_all
+from orkas_nb.harness.approval import allow_all, deny_all
 from pathlib import Path
 
 KT = {t.name: t for t in kernel_tools(approver=allow_all)}
@@ -152,7 +152,7 @@ def test_the_kernel_interrupt_stops_busy_agent_code_and_the_run(tools_kernel: Wi
     import time
 
     tools_kernel.run(r'''
-from orkas_nb.tools.approval import allow_all
+from orkas_nb.harness.approval import allow_all
 model = ScriptedModel([reply("Spinning.", call("run_python", code="n = 0\nwhile True:\n    n += 1")),
                        reply("never asked")])
 agent = Agent(model, tools=kernel_tools(approver=allow_all), default_tools=False)

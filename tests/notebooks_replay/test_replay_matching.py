@@ -23,7 +23,7 @@ from orkas_nb.core.messages import (
     tool_result,
     user_message,
 )
-from orkas_nb.harness.tools import ToolRegistry
+from orkas_nb.harness.tool_protocol import ToolRegistry
 from orkas_nb.providers.base import ModelRequest, ToolSpec
 from orkas_nb.providers.cassette import (
     HOST_NOTE,

@@ -10,7 +10,7 @@ import pytest
 from orkas_nb.core.errors import RateLimitError, ReplayMismatchError
 from orkas_nb.core.messages import user_message
 from orkas_nb.harness.runner import Runner
-from orkas_nb.harness.tools import tool
+from orkas_nb.harness.tool_protocol import tool
 from orkas_nb.providers.base import ModelRequest
 from orkas_nb.providers.cassette import RecordingProvider, ReplayProvider, normalise_request
 from orkas_nb.testing import ScriptedModel, call, reply
@@ -49,7 +49,7 @@ async def _run(provider, workspace: Path, prompt: str = "what is README.md?") ->
 
 
 def _registry():
-    from orkas_nb.harness.tools import ToolRegistry
+    from orkas_nb.harness.tool_protocol import ToolRegistry
 
     reg = ToolRegistry()
     reg.add(lookup)

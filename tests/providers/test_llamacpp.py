@@ -17,7 +17,7 @@ import pytest
 from orkas_nb.core.errors import ContextOverflowError
 from orkas_nb.core.messages import user_message
 from orkas_nb.harness.runner import RunConfig, Runner
-from orkas_nb.harness.tools import ToolRegistry, tool
+from orkas_nb.harness.tool_protocol import ToolRegistry, tool
 from orkas_nb.providers.base import ModelRequest, StreamDone, StreamText
 from orkas_nb.providers.cassette import RecordingProvider, ReplayProvider
 from orkas_nb.providers.registry import resolve_model

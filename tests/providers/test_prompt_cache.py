@@ -8,7 +8,7 @@ from itertools import pairwise
 
 from orkas_nb.harness.runner import Runner
 from orkas_nb.harness.session import JsonlSession
-from orkas_nb.harness.tools import ToolRegistry, tool
+from orkas_nb.harness.tool_protocol import ToolRegistry, tool
 from orkas_nb.providers.anthropic_messages import AnthropicProvider
 from orkas_nb.providers.openai_chat import OpenAIChatProvider
 from tests.fakes.model_server import Reply, ToolCall

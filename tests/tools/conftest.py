@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from orkas_nb.harness.approval import ApprovalRequest, Decision
 from orkas_nb.harness.cancellation import AbortSignal
-from orkas_nb.harness.tools import ToolContext, ToolOutput
+from orkas_nb.harness.tool_protocol import ToolContext, ToolOutput
 from orkas_nb.tools import default_tools
-from orkas_nb.tools.approval import ApprovalRequest, Decision
 from orkas_nb.tools.sandbox import isolation_status
 
 CANARIES = {

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from orkas_nb.tools.approval import Decision
+from orkas_nb.harness.approval import Decision
 
 from .conftest import CANARIES, MODES, NET_MODE, Recorder
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from orkas_nb.tools.approval import Decision
+from orkas_nb.harness.approval import Decision
 from orkas_nb.tools.bash import OutputBuffer
 
 from .conftest import CANARIES, MODES, Recorder
@@ -180,7 +180,7 @@ async def test_approval_once_run_and_deny(world, make_caller, caplog) -> None:
     """once: asked every time; run: remembered for the run (same abort signal); deny: refused."""
     recorder = Recorder(answer=Decision.ONCE)
     call = make_caller("degraded", approver=recorder)
-    caplog.set_level(logging.INFO, logger="orkas_nb.tools.approval")
+    caplog.set_level(logging.INFO, logger="orkas_nb.harness.approval")
     secret_cmd = "mkdir -p d && rm -r d && echo removed-ok"
     ok, text, _ = await call("bash", command=secret_cmd)
     assert ok and "removed-ok" in text
@@ -198,7 +198,7 @@ async def test_approval_once_run_and_deny(world, make_caller, caplog) -> None:
     assert not ok and "Denied" in text and "destructive_delete" in text
     assert len(recorder.asked) == 4
     # Logs hold the category and the length, never the command's text.
-    records = [r.getMessage() for r in caplog.records if r.name == "orkas_nb.tools.approval"]
+    records = [r.getMessage() for r in caplog.records if r.name == "orkas_nb.harness.approval"]
     assert records and all("destructive_delete" in m for m in records)
     assert all(f"length={len(secret_cmd)}" in m for m in records)
     assert not any("mkdir" in m or "removed-ok" in m for m in records)
@@ -282,7 +282,7 @@ async def test_background_log_is_capped(world, make_caller) -> None:
 RESTART_SCRIPT = """
 import asyncio, sys
 from orkas_nb.tools import default_tools
-from orkas_nb.harness.tools import ToolContext
+from orkas_nb.harness.tool_protocol import ToolContext
 from orkas_nb.harness.cancellation import AbortSignal
 ws, mode, action, job = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 tools = {t.name: t for t in default_tools(ws, settings={"isolation": "bubblewrap" if mode == "isolated" else "off"})}

@@ -9,9 +9,9 @@ import pytest
 from orkas_nb import Agent
 from orkas_nb.core.errors import ConfigError
 from orkas_nb.core.messages import ToolResultMessage
+from orkas_nb.harness.approval import Decision, to_decision
 from orkas_nb.testing import ScriptedModel, call, reply
 from orkas_nb.tools import default_tools
-from orkas_nb.tools.approval import Decision, to_decision
 
 from .conftest import Recorder
 
@@ -58,8 +58,8 @@ async def test_agent_passes_allowed_paths_and_approver(tmp_path: Path) -> None:
 
 
 async def test_a_failing_approver_denies(tmp_path: Path) -> None:
+    from orkas_nb.harness.approval import ApprovalGate, ApprovalRequest
     from orkas_nb.harness.cancellation import AbortSignal
-    from orkas_nb.tools.approval import ApprovalGate, ApprovalRequest
 
     def broken(request):
         raise RuntimeError("widget gone")
@@ -85,8 +85,8 @@ def test_import_stays_light() -> None:
 async def test_run_grants_end_with_the_run() -> None:
     import gc
 
+    from orkas_nb.harness.approval import ApprovalGate, ApprovalRequest
     from orkas_nb.harness.cancellation import AbortSignal
-    from orkas_nb.tools.approval import ApprovalGate, ApprovalRequest
 
     asked = []
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas_nb.tools.approval import Decision
+from orkas_nb.harness.approval import Decision
 
 from .conftest import CANARIES, Recorder
 
@@ -112,7 +112,7 @@ async def test_damaged_document_is_a_clear_error(world, make_caller) -> None:
 
 
 def test_extract_text_public_entry(tmp_path: Path) -> None:
-    from orkas_nb.tools.documents import DocumentError, extract_text
+    from orkas_nb.documents import DocumentError, extract_text
 
     _make_docs(tmp_path)
     assert "Ship the sandbox" in extract_text(tmp_path / "deck.pptx")

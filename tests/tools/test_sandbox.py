@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orkas_nb.core.errors import ToolError
-from orkas_nb.tools.approval import Decision
+from orkas_nb.harness.approval import Decision
 from orkas_nb.tools.sandbox import build_env, check_env_name
 
 from .conftest import CANARIES, HAS_BWRAP, Recorder

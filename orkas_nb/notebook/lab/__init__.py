@@ -16,7 +16,7 @@ from typing import Any
 from ..render import Controls, Renderer
 from .approvals import LabApprover
 from .handshake import probe_frontend
-from .plan import FormField, Plan, PlanStep, StepForm
+from ...team.plan import FormField, Plan, PlanStep, StepForm
 from .plan_view import PlanWidget
 from .protocol import PlanAction
 from .run_view import LabRenderer, RunWidget

@@ -8,8 +8,7 @@ view instead of a built-in widget box. A timeout denies; a stopped run withdraws
 
 from __future__ import annotations
 
-
-from ...tools.approval import ApprovalRequest, Decision
+from ...harness.approval import ApprovalRequest, Decision
 from ..approval_wait import PendingAnswers
 from .protocol import ApprovalOption
 from .run_view import LabRenderer

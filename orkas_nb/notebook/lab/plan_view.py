@@ -1,7 +1,7 @@
 """The kernel side of the labextension's plan view.
 
 The plan is small (tens of steps), so it travels as one synced trait: every update is a whole,
-validated :class:`~.plan.Plan`. The view's controls come back as :class:`~.protocol.PlanAction`
+validated :class:`~orkas_nb.team.plan.Plan`. The view's controls come back as :class:`~.protocol.PlanAction`
 messages; an action the plan does not allow now (answering a step that is not blocked, a
 missing required field, retrying a step that did not fail) is answered with an error shown in
 the view, and the handler never sees it.
@@ -17,7 +17,7 @@ from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Dict, Unicode
 
-from .plan import Plan, check_action
+from ...team.plan import Plan, check_action
 from .protocol import MODULE_NAME, MODULE_VERSION, VIEW_REQUEST, PlanAction
 
 log = logging.getLogger(__name__)

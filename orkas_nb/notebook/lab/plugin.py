@@ -138,7 +138,7 @@ class DeferredApprover:
     async def __call__(self, request: Any) -> Any:
         inner = await self._inner()
         if inner is None:
-            from ...tools.approval import Decision
+            from ...harness.approval import Decision
 
             return Decision.DENY  # no view can ask: fail closed
         answer = inner(request)

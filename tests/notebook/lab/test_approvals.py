@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from orkas_nb.harness.approval import ApprovalRequest, Decision
 from orkas_nb.notebook.lab.approvals import LabApprover
 from orkas_nb.notebook.lab.run_view import LabRenderer
 from orkas_nb.notebook.render import RunInfo
-from orkas_nb.tools.approval import ApprovalRequest, Decision
 
 REQUEST = ApprovalRequest(kind="command", category="destructive", subject="rm -rf build",
                           reasons=["deletes files"], scope_key="rm", scope_text="rm in this folder",

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from orkas_nb.notebook.lab import PlanAction, PlanWidget
-from orkas_nb.notebook.lab.plan import FormField, Plan, PlanStep, StepForm
+from orkas_nb.team.plan import FormField, Plan, PlanStep, StepForm
 
 PLAN = Plan(title="t", steps=[
     PlanStep(index=0, title="a", status="failed", failure_reason="boom"),

@@ -1,9 +1,16 @@
 """The tool protocol, the ``@tool`` decorator and the registry.
 
+"Tools" names three things in orkas_nb; this module is the *protocol* every tool speaks. The
+workspace tools an Agent gets by default (files, search, bash, web) are the package
+:mod:`orkas_nb.tools`; the memory's own two tools (``kb_search``, ``memory``) are
+:mod:`orkas_nb.memory.tools`. An Agent's ``tools`` attribute is a :class:`ToolRegistry` holding
+whichever of them it was given.
+
 A tool is anything with ``name``, ``description``, ``input_schema``, ``read_only`` and an async
 ``execute(arguments, ctx)``. The decorator builds one from a typed Python function: the JSON
 schema comes from the signature (through pydantic) and the docstring (summary and ``Args:``).
-Validation of a proposed call happens before ``execute`` (see ``validation.py``): a tool
+Validation of a proposed call happens before ``execute``: the dispatcher
+(:mod:`orkas_nb.harness.dispatch`) runs :func:`validate_arguments` on every call, so a tool
 receives only arguments that passed its schema.
 """
 
@@ -63,7 +70,6 @@ class ToolContext:
     agent: str = "agent"
     session: str | None = None
     call_id: str = ""
-    output_files: list[str] = field(default_factory=list)
     services: dict[str, Any] = field(default_factory=dict)
     turn_id: str = ""  # id of the user message that started the turn (its place in the session)
     taint: Taint = field(default_factory=Taint)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from orkas_nb.notebook.lab.plan import FormField, Plan, PlanStep, StepForm, check_action
+from orkas_nb.team.plan import FormField, Plan, PlanStep, StepForm, check_action
 
 
 def _plan(**overrides: object) -> Plan:

@@ -1,6 +1,6 @@
 """Text out of documents: PDF, Word, Excel and PowerPoint, plus the binary sniff.
 
-``extract_text(path)`` is the public entry (the memory helper's knowledge base imports it);
+``extract_text(path)`` is the public entry (the knowledge base's ingest imports it);
 ``read_file`` uses :func:`extract_from_bytes` on bytes it opened safely. The libraries are
 well-kept and pure Python (pypdf, python-docx, openpyxl, python-pptx) and load lazily, so
 ``import orkas_nb`` stays light.

@@ -31,7 +31,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-log = logging.getLogger("orkas_nb.tools.approval")
+log = logging.getLogger("orkas_nb.harness.approval")
 
 
 class Decision(str, Enum):

@@ -1,10 +1,12 @@
-"""The plan a kernel sends to the plan view: the ``PlanStep`` shape of SPEC §11.
+"""The plan model: the ``PlanStep`` shape of SPEC §11, which the plan view draws.
 
-The plan engine (teams) comes later; this is the contract its ledger will be drawn from. The
-view draws ``wait_for`` as edges, so a plan must be a DAG over known step indices: a plan that
-is not is refused here with a message naming the bad step, before anything is drawn.
-Runtime fields (``status``, ``output_summary``, ``output_files``, ``failure_reason``) are
-written only by the executor (SPEC §3.2); the view only asks, through :class:`PlanAction`.
+The plan engine (teams) comes later; this is the contract its ledger will be drawn from. It lives
+in ``team`` (a capability) so the engine can use it without Jupyter; the widget that draws it is
+:mod:`orkas_nb.notebook.lab.plan_view`. The view draws ``wait_for`` as edges, so a plan must be
+a DAG over known step indices: a plan that is not is refused here with a message naming the
+bad step, before anything is drawn. Runtime fields (``status``, ``output_summary``, ``output_files``, ``failure_reason``) are
+written only by the executor (SPEC §3.2); the view only asks, through
+:class:`~orkas_nb.notebook.lab.protocol.PlanAction`.
 """
 
 from __future__ import annotations

@@ -1,1 +1,0 @@
-"""connectors (see SPEC)."""
