@@ -43,7 +43,7 @@ class RenderContext:
 #: which the magic awaits (bounded) after ``finish`` so buffered output reaches the cell before
 #: the cell ends (nbclient drops display updates that come later).
 RendererFactory = Callable[[RenderContext], "Renderer"]
-# (context, the renderer built for the run) -> an approver (tools.approval protocol) or None.
+# (context, the renderer built for the run) -> an approver (harness.approval protocol) or None.
 ApproverFactory = Callable[[RenderContext, "Renderer"], Any]
 # (shell, services) -> tools to add to a notebook run (skipped with --no-tools).
 ToolsFactory = Callable[[Any, dict[str, Any]], list[Any]]
