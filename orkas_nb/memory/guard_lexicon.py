@@ -290,3 +290,14 @@ TREAT_AS = alt(
     r"\btreat\w*\b.{0,60}\bas\b", r"\bconsider\w*\b.{0,60}\bas\b", r"\bas if\b", r"\bpretend\w*", r"\bcomme si\b",
     r"\bals ob\b", r"\bcomo si\b", r"\bcomo se\b", r"当作", r"として扱", r"처럼", r"\bcoi như\b", r"\bкак будто\b", r"كأن",
 )
+
+
+def _extend() -> None:
+    # Each concept's other languages live in guard_concepts (a table: concept x language).
+    from .guard_concepts import TABLE, words
+
+    for name in TABLE:
+        globals()[name] = alt(globals()[name], *words(name))
+
+
+_extend()
