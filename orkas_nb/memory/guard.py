@@ -43,6 +43,7 @@ from .guard_detectors import (
     shell_findings,
     signal_findings,
 )
+from .guard_intent import intent_findings
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,27 @@ def normalise(text: str) -> str:
         for ch in t
         if ord(ch) not in _INVISIBLE | _BIDI | _JOINERS and unicodedata.category(ch) != "Cf"
     )
+    t = _MARKS.sub("", t)
     return re.sub(r"\s+", " ", t.casefold()).strip()
+
+
+# Arabic harakat and tatweel, Hebrew points: optional marks that split a word from its lexicon entry.
+_MARKS = re.compile(r"[\u0640\u064b-\u065f\u0670\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]")
+_QUOTED_VAR = re.compile(r"([\"'])(\$\{?\w+\}?|~)\1")
+_LEET_WORD = re.compile(r"[\w@$]*[0-9@$][\w@$]*")
+
+
+def _unquote(flat: str) -> str:
+    """Shell quoting around an expansion (``"$HOME"/*``) removed, so the target parses."""
+    return _QUOTED_VAR.sub(r"\2", flat)
+
+
+def _unleet(flat: str) -> str:
+    """Words spelled with digits for letters ("c0mmands", "sh3ll") folded back to letters."""
+    def fold(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return word.translate(_LEET) if re.search(r"[^\W\d_]", word) else word
+    return _LEET_WORD.sub(fold, flat)
 
 
 def _compile(patterns: list[str]) -> re.Pattern[str]:
@@ -285,8 +306,8 @@ def _pattern_findings(flat: str) -> list[Finding]:
 
 
 def _all_detectors(nfkc: str, flat: str) -> list[Finding]:
-    return [*_pattern_findings(flat), *shell_findings(flat), *secret_findings(nfkc, flat),
-            *control_findings(flat)]
+    return [*_pattern_findings(flat), *shell_findings(_unquote(flat)), *secret_findings(nfkc, flat),
+            *control_findings(flat), *intent_findings(flat)]
 
 
 def findings(text: str) -> list[Finding]:
@@ -297,6 +318,9 @@ def findings(text: str) -> list[Finding]:
     confusable = flat.translate(_CONFUSABLES)
     if confusable != flat:
         found += _all_detectors(nfkc.translate(_CONFUSABLES), confusable)
+    unleet = _unleet(flat)
+    if unleet != flat:
+        found += _all_detectors(unleet, unleet)
     joined, spaced, backwards, rot13 = rearranged(flat)
     for copy in {joined, spaced} - {flat}:
         found += _all_detectors(copy, copy)

@@ -267,7 +267,7 @@ DOWNLOAD = alt(
     r"下载", r"下載", r"ダウンロード", r"다운로드", r"\btải\b", r"\bскача\w*", r"\bзагруз\w*", r"نزّل", r"حمّل",
 )
 EXECUTE = alt(
-    r"\brun\w*", r"\bexecut\w*", r"\blaunch\w*", r"\bexécut\w*", r"\blanc\w*", r"\bausführ\w*",
+    r"\brun\w*", r"\bexecut\w*", r"\bexec\b", r"\blaunch\w*", r"\bexécut\w*", r"\blanc\w*", r"\bausführ\w*",
     r"\bführ\w*\b.{0,60}\baus\b", r"\bejecut\w*", r"\bexecut\w*", r"\brod\w*", r"\besegu\w*",
     r"执行", r"執行", r"运行", r"運行", r"実行", r"실행", r"\bchạy\b", r"\bзапуст\w*", r"\bвыполн\w*",
     r"شغّل", r"نفّذ", r"نفذ",
@@ -294,10 +294,13 @@ TREAT_AS = alt(
 
 def _extend() -> None:
     # Each concept's other languages live in guard_concepts (a table: concept x language).
-    from .guard_concepts import TABLE, words
+    from .guard_concepts import TABLE
+    from .guard_intent_words import INTENT
 
-    for name in TABLE:
-        globals()[name] = alt(globals()[name], *words(name))
+    for table in (TABLE, INTENT):
+        for name, cells in table.items():
+            if name in globals():
+                globals()[name] = alt(globals()[name], *(w for cell in cells.values() for w in cell))
 
 
 _extend()

@@ -1,0 +1,66 @@
+"""Intent detectors of the memory guard: entries that bend the assistant's loyalty.
+
+Beside the structures of :mod:`.guard_detectors` (secrets, commands, approvals, rules), a
+planted entry can make another source outrank the user, make memory the only source of
+orders, erase other memory, or tell the user something regardless of the truth. Each is a
+co-occurrence of concepts (:mod:`.guard_intent_words`, one cell per language), not a phrase:
+
+- **outrank**: a precedence word ("takes priority over", "even if", "Vorrang", "優先") next to
+  the user, in an entry that names an authority, rules or memory;
+- **only these notes**: obey + only + memory (notes, this file);
+- **memory tamper**: deleting or rewriting memory entries (doubtful: the user may ask it);
+- **deceive**: pretending, or reporting something "even when" it is not so (sure when the
+  report goes to the user or an answer);
+- **privilege grant**: the assistant "has been granted" root, admin or full rights.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import guard_lexicon as L
+from .guard_detectors import Finding
+from .guard_intent_words import words
+
+
+def _c(*parts: str) -> re.Pattern[str]:
+    return re.compile(L.alt(*parts))
+
+
+_USER, _PRECEDENCE = _c(*words("USER")), _c(*words("PRECEDENCE"))
+_FOLLOW, _ONLY, _DELETE, _DECEIVE = (_c(*words(n)) for n in ("FOLLOW", "ONLY", "DELETE", "DECEIVE"))
+_AUTHORITY, _RULES, _PLACE = _c(L.AUTHORITY), _c(L.RULES), _c(L.MEMORY_PLACE, r"\bthis (?:file|note)\b",
+                                                               r"\bthese notes\b")
+_OUTPUT = _c(L.OUTPUT_PLACE)
+_NEG = re.compile(L.NEGATION + r"\W*(?:\w+\W+){0,2}$")
+_GRANT = re.compile(
+    r"\b(?:assistant|agent|you|model|ai)\b.{0,40}\b(?:granted|given|has|have|gets?|holds?)\b.{0,40}"
+    r"\b(?:root|admin\w*|sudo|full|unrestricted|unlimited|elevated|superuser|owner)[\w-]*\b.{0,25}"
+    r"\b(?:rights|privileges?|access|permissions?|powers?)\b"
+)
+
+
+def _close(a: re.Pattern[str], b: re.Pattern[str], flat: str, window: int = 40) -> bool:
+    return any(b.search(flat[max(0, m.start() - window):m.end() + window]) for m in a.finditer(flat))
+
+
+def _affirmed(pattern: re.Pattern[str], flat: str) -> bool:
+    return any(not _NEG.search(flat[max(0, m.start() - 25):m.start()]) for m in pattern.finditer(flat))
+
+
+def intent_findings(flat: str) -> list[Finding]:
+    out: list[Finding] = []
+    if _close(_PRECEDENCE, _USER, flat) and (_AUTHORITY.search(flat) or _RULES.search(flat) or
+                                             _PLACE.search(flat)):
+        out.append(Finding("identity_claim", "it makes another source outrank the user"))
+    if _FOLLOW.search(flat) and _ONLY.search(flat) and _PLACE.search(flat):
+        out.append(Finding("rule_override", "it makes memory the only source of the assistant's orders"))
+    if _affirmed(_DELETE, flat) and _PLACE.search(flat) and _close(_DELETE, _PLACE, flat, 50):
+        out.append(Finding("memory_tamper", "it asks to delete or rewrite memory entries", sure=False))
+    if _DECEIVE.search(flat):
+        sure = bool(_USER.search(flat) or _OUTPUT.search(flat))
+        out.append(Finding("deception", "it tells the assistant to report something regardless of "
+                                        "the truth", sure=sure))
+    if _GRANT.search(flat):
+        out.append(Finding("identity_claim", "it grants the assistant root, admin or full rights"))
+    return out

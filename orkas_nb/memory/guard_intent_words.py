@@ -1,0 +1,120 @@
+"""Concepts of :mod:`.guard_intent`, one row per concept, one cell per language.
+
+The same languages as :mod:`.guard_concepts` (en fr de es pt it nl pl tr ru uk ar he hi zh
+zh-Hant ja ko vi id th); Hebrew, Devanagari, Thai and CJK cells are substrings.
+"""
+
+from __future__ import annotations
+
+INTENT: dict[str, dict[str, tuple[str, ...]]] = {
+    # The person the assistant works for: what a planted entry tries to outrank or deceive.
+    "USER": {
+        "en": (r"\b(?:the )?user\b", r"\bthe human\b"), "fr": (r"\butilisat\w*",), "de": (r"\b(?:be)?nutzer\w*",),
+        "es": (r"\busuari[oa]s?\b",), "pt": (r"\busuári[oa]s?\b", r"\butilizador\w*"), "it": (r"\butent[ei]\b",),
+        "nl": (r"\bgebruiker\w*",), "pl": (r"\bużytkownik\w*",), "tr": (r"\bkullanıcı\w*",),
+        "ru": (r"\bпользовател\w*",), "uk": (r"\bкористувач\w*",), "ar": ("المستخدم",), "he": ("המשתמש",),
+        "hi": ("उपयोगकर्ता", "यूज़र"), "zh": ("用户", "使用者", "用戶"), "ja": ("ユーザー", "利用者"),
+        "ko": ("사용자",), "vi": (r"\bngười dùng\b",), "id": (r"\bpengguna\b",), "th": ("ผู้ใช้",),
+    },
+    # Outranking: "takes precedence over", "even if the user objects".
+    "PRECEDENCE": {
+        "en": (r"\b(?:precedence|priority) over\b", r"\boutrank\w*", r"\boverrul\w*", r"\beven if\b"),
+        "fr": (r"\bpriorité sur\b", r"\bpriment?\b.{0,5}\bsur\b", r"\bmême si\b"),
+        "de": (r"\bvorrang vor\b", r"\bvorrang\b", r"\bauch wenn\b", r"\bselbst wenn\b"),
+        "es": (r"\bprioridad sobre\b", r"\bprevalec\w* sobre\b", r"\baunque\b", r"\bincluso si\b"),
+        "pt": (r"\bprioridade sobre\b", r"\bprevalec\w* sobre\b", r"\bmesmo que\b", r"\bmesmo se\b"),
+        "it": (r"\bprecedenza su\b", r"\bpreval\w* su\b", r"\banche se\b"),
+        "nl": (r"\bvoorrang\b", r"\bzelfs als\b"), "pl": (r"\bpierwszeństw\w*", r"\bnawet jeśli\b", r"\bnawet gdy\b"),
+        "tr": (r"\böncelik\w*", r"\bitiraz etse\b", r"\bbile\b"), "ru": (r"\bприоритет\w*", r"\bдаже если\b"),
+        "uk": (r"\bпріоритет\w*", r"\bнавіть якщо\b"), "ar": ("الأولوية على", "حتى لو", "حتى وإن"),
+        "he": ("עדיפות", "גם אם"), "hi": ("प्राथमिकता", "भले ही", "से ऊपर"),
+        "zh": ("优先于", "優先於", "优先", "即使", "就算"), "ja": ("より優先", "優先", "たとえ", "反対しても"),
+        "ko": ("보다 우선", "우선", "반대해도", "하더라도"), "vi": (r"\bưu tiên\b", r"\bngay cả khi\b"),
+        "id": (r"\bprioritas\b", r"\bmeskipun\b", r"\bwalaupun\b"), "th": ("สำคัญกว่า", "มาก่อน", "แม้ว่า", "แม้"),
+    },
+    # Obeying a source: "follow", "obey", "do what … says".
+    "FOLLOW": {
+        "en": (r"\bfollow\w*", r"\bobey\w*", r"\blisten\w* to\b", r"\bact\w* on\b", r"\bdo (?:what|whatever)\b"),
+        "fr": (r"\bsuis\b", r"\bsuivez\b", r"\bobéi\w*", r"\bécoute\w*", r"\bfais ce que\b", r"\bagis\b"),
+        "de": (r"\bbefolg\w*", r"\bfolge\w*", r"\bgehorch\w*", r"\bhör\w* auf\b", r"\bmaßgeblich\b"),
+        "es": (r"\bsigue\b", r"\bobedece\w*", r"\bhaz caso\b", r"\bhaz lo que\b"),
+        "pt": (r"\bsiga\b", r"\bobedeç\w*", r"\bfaça o que\b"), "it": (r"\bsegui\b", r"\bobbedisci\b", r"\bascolta\b"),
+        "nl": (r"\bvolg\b", r"\bgehoorzaam\w*", r"\bluister\w*"),
+        "pl": (r"\bsłuchaj\w*", r"\bprzestrzegaj\b", r"\bstosuj się\b", r"\bwykonuj\b"),
+        "tr": (r"\buy\b", r"\bitaat\w*", r"\bdinle\b"), "ru": (r"\bслушай\w*", r"\bследуй\w*", r"\bподчиняй\w*"),
+        "uk": (r"\bслухай\w*", r"\bдотримуй\w*", r"\bвиконуй\w*"), "ar": ("اتبع", "أطع", "التزم"),
+        "he": ("פעל לפי", "ציית", "הקשב", "לפי"), "hi": ("वही करो", "पालन", "मानो", "कहें वही"),
+        "zh": ("遵循", "服从", "服從", "听从", "聽從", "按照"), "ja": ("従って", "従う", "従え"),
+        "ko": ("따라", "따르"), "vi": (r"\blàm theo\b", r"\btuân theo\b"),
+        "id": (r"\bikuti\b", r"\bpatuhi\b", r"\bturuti\b"), "th": ("ทำตาม", "เชื่อฟัง"),
+    },
+    "ONLY": {
+        "en": (r"\bonly\b", r"\bsolely\b", r"\bexclusively\b"), "fr": (r"\bseulement\b", r"\buniquement\b", r"\bque\b"),
+        "de": (r"\bnur\b", r"\bausschließlich\b"), "es": (r"\bs[oó]lo\b", r"\búnicamente\b"),
+        "pt": (r"\bsó\b", r"\bsomente\b", r"\bapenas\b"), "it": (r"\bsolo\b", r"\bsoltanto\b"),
+        "nl": (r"\balleen\b", r"\buitsluitend\b"), "pl": (r"\btylko\b", r"\bwyłącznie\b"),
+        "tr": (r"\bsadece\b", r"\byalnızca\b"), "ru": (r"\bтолько\b", r"\bлишь\b"), "uk": (r"\bлише\b", r"\bтільки\b"),
+        "ar": ("فقط",), "he": ("רק",), "hi": ("केवल", "सिर्फ़", "सिर्फ"), "zh": ("只", "仅", "僅"),
+        "ja": ("だけ", "のみ"), "ko": ("만 ", "오직"), "vi": (r"\bchỉ\b",), "id": (r"\bhanya\b",),
+        "th": ("เท่านั้น", "เพียง"),
+    },
+    # Deleting or rewriting: aimed at memory itself, a planted entry erases the others.
+    "DELETE": {
+        "en": (r"\bdelet\w*", r"\berase\w*", r"\bremov\w*", r"\bwipe\w*", r"\bpurg\w*", r"\boverwrit\w*"),
+        "fr": (r"\bsupprim\w*", r"\beffac\w*"), "de": (r"\blösch\w*", r"\bentfern\w*"),
+        "es": (r"\bborr\w*", r"\belimin\w*"), "pt": (r"\bapag\w*", r"\bexclu\w*", r"\belimin\w*"),
+        "it": (r"\bcancell\w*", r"\belimin\w*"), "nl": (r"\bverwijder\w*", r"\bwis\b"),
+        "pl": (r"\busuń\w*", r"\busuwa\w*", r"\bskasuj\w*"), "tr": (r"\bsil\w*",),
+        "ru": (r"\bудал\w*", r"\bстер\w*", r"\bсотри\b"), "uk": (r"\bвидал\w*", r"\bзітри\b"),
+        "ar": ("احذف", "امسح", "حذف"), "he": ("מחק", "למחוק"), "hi": ("हटा", "मिटा", "डिलीट"),
+        "zh": ("删除", "删掉", "刪除", "清除"), "ja": ("消して", "消す", "削除"), "ko": ("삭제", "지워"),
+        "vi": (r"\bxóa\b", r"\bxoá\b"), "id": (r"\bhapus\b",), "th": ("ลบ",),
+    },
+    # Telling the user something regardless of the truth.
+    "DECEIVE": {
+        "en": (r"\bpretend\w*", r"\bfake\w*", r"\bmake it look\b", r"\bregardless of (?:the )?(?:result|truth|outcome)\b",
+               r"\b(?:say|report|tell|claim|answer)\w*\b.{0,60}\beven (?:if|when|though)\b"),
+        "fr": (r"\bfais semblant\b", r"\bprétend\w*", r"\b(?:dis|réponds|indique)\w*\b.{0,60}\bmême si\b"),
+        "de": (r"\btu so\b", r"\bbehaupte\w*", r"\b(?:sag|antworte|melde)\w*\b.{0,60}\bauch wenn\b"),
+        "es": (r"\bfinge\w*", r"\bhaz como si\b", r"\b(?:di|responde|informa)\w*\b.{0,60}\baunque\b",
+               r"\bresponde que ya\b"),
+        "pt": (r"\bfinja\w*", r"\b(?:diga|responda|informe)\w*\b.{0,60}\bmesmo que\b"),
+        "it": (r"\bfingi\w*", r"\bfai finta\b", r"\b(?:di|rispondi)\w*\b.{0,60}\banche se\b"),
+        "nl": (r"\bdoe alsof\b", r"\b(?:zeg|antwoord|meld)\w*\b.{0,60}\bzelfs als\b"),
+        "pl": (r"\budawaj\w*", r"\b(?:mów|odpowiadaj|zgłaszaj)\w*\b.{0,60}\bnawet (?:jeśli|gdy)\b"),
+        "tr": (r"\bgibi davran\w*",), "ru": (r"\bпритворя\w*", r"\bделай вид\b", r"\bговори\w*\b.{0,60}\bдаже если\b"),
+        "uk": (r"\bвдавай\w*", r"\bприкидай\w*", r"\bкажи\w*\b.{0,60}\bнавіть якщо\b"),
+        "ar": ("تظاهر", "قل .{0,40}حتى لو"), "he": ("העמד פנים", "תגיד .{0,40}גם אם"),
+        "hi": ("दिखावा", "बहाना"), "zh": ("假装", "假裝", "谎称", "謊稱"), "ja": ("ふりをして", "ふりをする"),
+        "ko": ("척해", "척하"), "vi": (r"\bgiả vờ\b",), "id": (r"\bpura-pura\b", r"\bberpura-pura\b"),
+        "th": ("แกล้งทำ", "ทำเป็น"),
+    },
+    # Whose rules, weakly: old or original ones may be the project's ("old guidance in
+    # docs/legacy.md"), so these count only when the entry names no project file.
+    "RULES_SCOPE_WEAK": {
+        "en": (r"\bpast\b", r"\bold\b", r"\boriginal\b", r"\binitial\b", r"\bdefault\b"),
+    },
+    # Whose rules: the assistant's (added to the lexicon's RULES_SCOPE).
+    "RULES_SCOPE": {
+        "en": (r"\bstarted with\b", r"\bgiven to you\b"),
+        "fr": (r"\binitiales?\b", r"\banciennes?\b", r"\boriginales?\b", r"\bde prudence\b"),
+        "de": (r"\bursprünglich\w*", r"\balten?\b", r"\bdu\b", r"\bdir\b", r"\bdich\b"),
+        "es": (r"\boriginales\b", r"\biniciales\b", r"\bantiguas\b", r"\bte\b"),
+        "pt": (r"\boriginais\b", r"\biniciais\b", r"\bantigas\b", r"\bte\b"),
+        "it": (r"\boriginali\b", r"\biniziali\b", r"\bvecchie\b", r"\btue\b", r"\bti\b"),
+        "nl": (r"\boorspronkelijke\b", r"\boude\b", r"\bjouw\b", r"\bje\b"),
+        "pl": (r"\btwoje\b", r"\bpierwotne\b", r"\bdostałeś\b", r"\bdostałaś\b", r"\bbezpieczeństwa\b"),
+        "tr": (r"\bsenin\b", r"\bönceki\b", r"\beski\b", r"\borijinal\b", r"\bgüvenlik\b"),
+        "uk": (r"\bтвої\b", r"\bпопередні\b", r"\bпочатков\w*", r"\bтебе\b", r"\bбезпек\w*"),
+        "ru": (r"\bтвои\b", r"\bисходн\w*", r"\bпервоначальн\w*", r"\bтебе\b"),
+        "he": ("שלך", "המקוריות", "הקודמות", "אבטחה"), "hi": ("अपने", "पुराने", "मूल", "सुरक्षा"),
+        "id": (r"\banda\b", r"\bkamu\b", r"\bsebelumnya\b", r"\basli\b", r"\bkeamanan\b"),
+        "th": ("ของคุณ", "เดิม", "ความปลอดภัย"), "zh": ("原来", "原有", "你的", "给你"),
+        "ja": ("元の", "あなたの", "最初の"), "ko": ("너에게", "당신의", "원래", "기존", "보안"),
+        "vi": (r"\bcủa bạn\b", r"\bban đầu\b"), "ar": ("الأصلية", "الخاصة بك"),
+    },
+}
+
+
+def words(concept: str) -> tuple[str, ...]:
+    return tuple(w for cell in INTENT[concept].values() for w in cell)
