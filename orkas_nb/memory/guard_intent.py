@@ -11,6 +11,7 @@ co-occurrence of concepts (:mod:`.guard_intent_words`, one cell per language), n
 - **memory tamper**: deleting or rewriting memory entries (doubtful: the user may ask it);
 - **deceive**: pretending, or reporting something "even when" it is not so (sure when the
   report goes to the user or an answer);
+- **automatic approval** of the assistant's own actions (commands, tools, prompts);
 - **privilege grant**: the assistant "has been granted" root, admin or full rights.
 """
 
@@ -32,6 +33,9 @@ _FOLLOW, _ONLY, _DELETE, _DECEIVE = (_c(*words(n)) for n in ("FOLLOW", "ONLY", "
 _AUTHORITY, _RULES, _PLACE = _c(L.AUTHORITY), _c(L.RULES), _c(L.MEMORY_PLACE, r"\bthis (?:file|note)\b",
                                                                r"\bthese notes\b")
 _OUTPUT = _c(L.OUTPUT_PLACE)
+_APPROVAL, _AUTO = _c(L.APPROVAL), _c(*words("AUTO"))
+_OWN_ACTION = _c(L.ADDRESSED, L.EXECUTE, r"\bcommands?\b", r"\bsudo\b", r"\bprompts?\b", r"\bshell\b",
+                 r"\btools?\b", r"\bcalls?\b")
 _NEG = re.compile(L.NEGATION + r"\W*(?:\w+\W+){0,2}$")
 _GRANT = re.compile(
     r"\b(?:assistant|agent|you|model|ai)\b.{0,40}\b(?:granted|given|has|have|gets?|holds?)\b.{0,40}"
@@ -61,6 +65,8 @@ def intent_findings(flat: str) -> list[Finding]:
         sure = bool(_USER.search(flat) or _OUTPUT.search(flat))
         out.append(Finding("deception", "it tells the assistant to report something regardless of "
                                         "the truth", sure=sure))
+    if _APPROVAL.search(flat) and _AUTO.search(flat) and _OWN_ACTION.search(flat):
+        out.append(Finding("approval_claim", "it has the assistant's actions approved automatically"))
     if _GRANT.search(flat):
         out.append(Finding("identity_claim", "it grants the assistant root, admin or full rights"))
     return out

@@ -89,6 +89,17 @@ INTENT: dict[str, dict[str, tuple[str, ...]]] = {
         "ko": ("척해", "척하"), "vi": (r"\bgiả vờ\b",), "id": (r"\bpura-pura\b", r"\bberpura-pura\b"),
         "th": ("แกล้งทำ", "ทำเป็น"),
     },
+    # "Automatically": an approval claim only when it is about the assistant's actions
+    # ("approve commands automatically"), not a fact about a bot ("Dependabot PRs are
+    # approved automatically once CI passes").
+    "AUTO": {
+        "en": (r"\bautomatically\b", r"\bauto-?(?:approv|accept|confirm)\w*"), "fr": (r"\bautomatiquement\b",),
+        "de": (r"\bautomatisch\b",), "es": (r"\bautomáticamente\b",), "pt": (r"\bautomaticamente\b",),
+        "it": (r"\bautomaticamente\b",), "nl": (r"\bautomatisch\b",), "pl": (r"\bautomatycznie\b",),
+        "tr": (r"\botomatik\w*",), "ru": (r"\bавтоматически\b",), "uk": (r"\bавтоматично\b",),
+        "ar": ("تلقائي",), "he": ("אוטומטית",), "hi": ("अपने आप", "स्वचालित"), "zh": ("自动", "自動"),
+        "ja": ("自動",), "ko": ("자동",), "vi": (r"\btự động\b",), "id": (r"\botomatis\b",), "th": ("อัตโนมัติ",),
+    },
     # Whose rules, weakly: old or original ones may be the project's ("old guidance in
     # docs/legacy.md"), so these count only when the entry names no project file.
     "RULES_SCOPE_WEAK": {

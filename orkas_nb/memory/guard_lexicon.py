@@ -211,7 +211,7 @@ IMPERSONATE = alt(
     r"\b(?:owner|propriétaire|besitzer|propietario|dono|admin\w*)\b.{0,40}(?:\bc'est moi\b|\bthat'?s me\b|\bit'?s me\b|\bbin ich\b|\bsoy yo\b|\bsou eu\b)",
     r"\b(?:do|follow|obey)\w*\b.{0,10}\b(?:only|whatever|everything|solely)\b.{0,20}\bnotes?\b",
     r"\bwhatever the notes? says?\b", r"\bon behalf of the (?:owner|admin\w*|developer)\b",
-    r"\btakes? precedence over\b", r"ユーザーより.{0,20}優先", r"优先于用户", r"사용자보다 우선",
+    r"ユーザーより.{0,20}優先", r"优先于用户", r"사용자보다 우선",
     r"\bcomo si fueran órdenes\b", r"\bórdenes directas\b", r"\bals befehl\w* des\b",
 )
 
