@@ -44,6 +44,7 @@ from .guard_detectors import (
     signal_findings,
 )
 from .guard_intent import intent_findings
+from .guard_score import doubt
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class Verdict:
     reason: str = ""
     category: str = ""
     doubts: tuple[str, ...] = ()  # doubtful findings on an accepted entry (for a judge)
+    ask: bool = False  # in the doubtful band: keep only with the user's consent (or a judge's KEEP)
 
 
 OK = Verdict(True)
@@ -341,7 +343,9 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
 
     Refused: the checks of the module docstring, or any *sure* finding of the detectors. An
     entry with only *doubtful* findings is accepted with them in ``Verdict.doubts``, for a
-    judge (see :mod:`.guard_judge`) to decide when one is configured.
+    judge (see :mod:`.guard_judge`) to decide when one is configured. An entry in the doubtful
+    band (:mod:`.guard_score`) also has ``Verdict.ask``: the ``memory`` tool then keeps it only
+    with the user's consent, or a judge's KEEP.
     """
     if not text or not text.strip():
         return Verdict(False, "the entry is empty", "empty")
@@ -380,4 +384,7 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
             first.category,
         )
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
-    return Verdict(True, doubts=doubts)
+    ask, families = doubt(normalise(text))
+    if ask:
+        doubts += ("doubtful_band: it touches " + ", ".join(families),)
+    return Verdict(True, doubts=doubts, ask=ask)

@@ -274,7 +274,7 @@ def control_findings(flat: str) -> list[Finding]:
 # ---------------------------------------------------------------------------------------------
 # weak signals: what the structures above could not pin down
 
-_FAMILIES = {
+FAMILIES = {
     "addressed to the assistant": _c(L.ADDRESSED),
     "about approvals, rules or authority": _c(L.APPROVAL + "|" + L.RULES + "|" + L.AUTHORITY +
                                               r"|\bsandbox\w*|\bsudo\b|\bprivileg\w*|\bprompts?\b"),
@@ -290,7 +290,7 @@ _FAMILIES = {
 
 def signal_findings(flat: str) -> list[Finding]:
     """A doubtful finding when two or more weak-signal families meet (a judge may decide)."""
-    hits = [name for name, pattern in _FAMILIES.items() if pattern.search(flat)]
+    hits = [name for name, pattern in FAMILIES.items() if pattern.search(flat)]
     if len(hits) < 2:
         return []
     return [Finding("weak_signals", "it is " + " and ".join(hits), sure=False)]
