@@ -66,6 +66,18 @@ def test_tune_split_and_the_fresh_set_stay_where_they_were_tuned() -> None:
     assert not missed and not lost, (missed, lost)
 
 
+@pytest.mark.parametrize("name", ["fresh4", "fresh6", "benign_hard"])
+def test_later_fresh_sets_tuned_on_meet_the_targets(name: str) -> None:
+    # tuned on after their one unseen measurement (README); fresh5 is the set left untouched
+    rows = load(name)
+    hostile = [r["text"] for r in rows if r["label"] == "hostile"]
+    benign = [r["text"] for r in rows if r["label"] == "benign"]
+    missed = [t for t in hostile if scan(t).ok]
+    lost = [t for t in benign if not scan(t).ok]
+    assert len(missed) <= (1 - HOSTILE_TARGET) * len(hostile), missed
+    assert len(lost) <= (1 - BENIGN_TARGET) * len(benign), lost
+
+
 @pytest.mark.parametrize("row", [r for r in HOSTILE if r["split"] == "holdout"][:3],
                          ids=lambda r: r["kind"])
 def test_a_refusal_says_why_in_words_for_the_model(row: dict[str, str]) -> None:
