@@ -43,6 +43,8 @@ from .guard_detectors import (
     shell_findings,
     signal_findings,
 )
+from .guard_intent import intent_findings
+from .guard_score import doubt
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Verdict:
     reason: str = ""
     category: str = ""
     doubts: tuple[str, ...] = ()  # doubtful findings on an accepted entry (for a judge)
+    ask: bool = False  # in the doubtful band: keep only with the user's consent (or a judge's KEEP)
 
 
 OK = Verdict(True)
@@ -174,7 +177,27 @@ def normalise(text: str) -> str:
         for ch in t
         if ord(ch) not in _INVISIBLE | _BIDI | _JOINERS and unicodedata.category(ch) != "Cf"
     )
+    t = _MARKS.sub("", t)
     return re.sub(r"\s+", " ", t.casefold()).strip()
+
+
+# Arabic harakat and tatweel, Hebrew points: optional marks that split a word from its lexicon entry.
+_MARKS = re.compile(r"[\u0640\u064b-\u065f\u0670\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]")
+_QUOTED_VAR = re.compile(r"([\"'])(\$\{?\w+\}?|~)\1")
+_LEET_WORD = re.compile(r"[\w@$]*[0-9@$][\w@$]*")
+
+
+def _unquote(flat: str) -> str:
+    """Shell quoting around an expansion (``"$HOME"/*``) removed, so the target parses."""
+    return _QUOTED_VAR.sub(r"\2", flat)
+
+
+def _unleet(flat: str) -> str:
+    """Words spelled with digits for letters ("c0mmands", "sh3ll") folded back to letters."""
+    def fold(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return word.translate(_LEET) if re.search(r"[^\W\d_]", word) else word
+    return _LEET_WORD.sub(fold, flat)
 
 
 def _compile(patterns: list[str]) -> re.Pattern[str]:
@@ -285,8 +308,8 @@ def _pattern_findings(flat: str) -> list[Finding]:
 
 
 def _all_detectors(nfkc: str, flat: str) -> list[Finding]:
-    return [*_pattern_findings(flat), *shell_findings(flat), *secret_findings(nfkc, flat),
-            *control_findings(flat)]
+    return [*_pattern_findings(flat), *shell_findings(_unquote(flat)), *secret_findings(nfkc, flat),
+            *control_findings(flat), *intent_findings(flat)]
 
 
 def findings(text: str) -> list[Finding]:
@@ -297,6 +320,9 @@ def findings(text: str) -> list[Finding]:
     confusable = flat.translate(_CONFUSABLES)
     if confusable != flat:
         found += _all_detectors(nfkc.translate(_CONFUSABLES), confusable)
+    unleet = _unleet(flat)
+    if unleet != flat:
+        found += _all_detectors(unleet, unleet)
     joined, spaced, backwards, rot13 = rearranged(flat)
     for copy in {joined, spaced} - {flat}:
         found += _all_detectors(copy, copy)
@@ -317,7 +343,9 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
 
     Refused: the checks of the module docstring, or any *sure* finding of the detectors. An
     entry with only *doubtful* findings is accepted with them in ``Verdict.doubts``, for a
-    judge (see :mod:`.guard_judge`) to decide when one is configured.
+    judge (see :mod:`.guard_judge`) to decide when one is configured. An entry in the doubtful
+    band (:mod:`.guard_score`) also has ``Verdict.ask``: the ``memory`` tool then keeps it only
+    with the user's consent, or a judge's KEEP.
     """
     if not text or not text.strip():
         return Verdict(False, "the entry is empty", "empty")
@@ -356,4 +384,7 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
             first.category,
         )
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
-    return Verdict(True, doubts=doubts)
+    ask, families = doubt(normalise(text))
+    if ask:
+        doubts += ("doubtful_band: it touches " + ", ".join(families),)
+    return Verdict(True, doubts=doubts, ask=ask)

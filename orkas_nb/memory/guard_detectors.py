@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from . import guard_lexicon as L
+from .guard_intent_words import words as intent_words
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,8 @@ _SANDBOX_OFF = _c(
 )
 _RULES, _VOID, _SCOPE = _c(L.RULES), _c(L.VOID), _c(L.RULES_SCOPE)
 _UNRESTRICTED = _c(L.UNRESTRICTED)
+_SCOPE_WEAK = _c(L.alt(*intent_words("RULES_SCOPE_WEAK")))
+_ARTIFACT = _c(r"\b[\w-]+/[\w./-]+|\b[\w-]+\.(?:md|txt|rst|py|toml|ya?ml|json|cfg|ini)\b")
 _SECRECY_USER, _SECRECY_QUIET = _c(L.SECRECY_USER), _c(L.SECRECY_QUIET)
 _ACTION = _c(L.EXECUTE + r"|\bdelet\w*|\bpush\w*|\bopen\w*|\badd\w*|\bchang\w*|\bpoint\w*|" + L.SEND +
              r"|删除|削除|삭제|\bxóa\b|\bудаля\w*|احذف|\bborr\w*|\blösch\w*|\beffac\w*|\bsupprim\w*"
@@ -256,7 +259,7 @@ def control_findings(flat: str) -> list[Finding]:
     if _IMPERSONATE.search(flat):
         out.append(Finding("identity_claim", "it makes other text count as the owner or developer speaking"))
     if _RULES.search(flat) and _VOID.search(flat):
-        scoped = bool(_SCOPE.search(flat))
+        scoped = bool(_SCOPE.search(flat)) or bool(_SCOPE_WEAK.search(flat) and not _ARTIFACT.search(flat))
         out.append(Finding("rule_override", "it tells the assistant to set aside its own rules", sure=scoped))
     if _UNRESTRICTED.search(flat):
         out.append(Finding("rule_override", "it asks the assistant to act without its limits"))
@@ -271,7 +274,7 @@ def control_findings(flat: str) -> list[Finding]:
 # ---------------------------------------------------------------------------------------------
 # weak signals: what the structures above could not pin down
 
-_FAMILIES = {
+FAMILIES = {
     "addressed to the assistant": _c(L.ADDRESSED),
     "about approvals, rules or authority": _c(L.APPROVAL + "|" + L.RULES + "|" + L.AUTHORITY +
                                               r"|\bsandbox\w*|\bsudo\b|\bprivileg\w*|\bprompts?\b"),
@@ -287,7 +290,7 @@ _FAMILIES = {
 
 def signal_findings(flat: str) -> list[Finding]:
     """A doubtful finding when two or more weak-signal families meet (a judge may decide)."""
-    hits = [name for name, pattern in _FAMILIES.items() if pattern.search(flat)]
+    hits = [name for name, pattern in FAMILIES.items() if pattern.search(flat)]
     if len(hits) < 2:
         return []
     return [Finding("weak_signals", "it is " + " and ".join(hits), sure=False)]

@@ -211,7 +211,7 @@ IMPERSONATE = alt(
     r"\b(?:owner|propriétaire|besitzer|propietario|dono|admin\w*)\b.{0,40}(?:\bc'est moi\b|\bthat'?s me\b|\bit'?s me\b|\bbin ich\b|\bsoy yo\b|\bsou eu\b)",
     r"\b(?:do|follow|obey)\w*\b.{0,10}\b(?:only|whatever|everything|solely)\b.{0,20}\bnotes?\b",
     r"\bwhatever the notes? says?\b", r"\bon behalf of the (?:owner|admin\w*|developer)\b",
-    r"\btakes? precedence over\b", r"ユーザーより.{0,20}優先", r"优先于用户", r"사용자보다 우선",
+    r"ユーザーより.{0,20}優先", r"优先于用户", r"사용자보다 우선",
     r"\bcomo si fueran órdenes\b", r"\bórdenes directas\b", r"\bals befehl\w* des\b",
 )
 
@@ -267,7 +267,7 @@ DOWNLOAD = alt(
     r"下载", r"下載", r"ダウンロード", r"다운로드", r"\btải\b", r"\bскача\w*", r"\bзагруз\w*", r"نزّل", r"حمّل",
 )
 EXECUTE = alt(
-    r"\brun\w*", r"\bexecut\w*", r"\blaunch\w*", r"\bexécut\w*", r"\blanc\w*", r"\bausführ\w*",
+    r"\brun\w*", r"\bexecut\w*", r"\bexec\b", r"\blaunch\w*", r"\bexécut\w*", r"\blanc\w*", r"\bausführ\w*",
     r"\bführ\w*\b.{0,60}\baus\b", r"\bejecut\w*", r"\bexecut\w*", r"\brod\w*", r"\besegu\w*",
     r"执行", r"執行", r"运行", r"運行", r"実行", r"실행", r"\bchạy\b", r"\bзапуст\w*", r"\bвыполн\w*",
     r"شغّل", r"نفّذ", r"نفذ",
@@ -290,3 +290,17 @@ TREAT_AS = alt(
     r"\btreat\w*\b.{0,60}\bas\b", r"\bconsider\w*\b.{0,60}\bas\b", r"\bas if\b", r"\bpretend\w*", r"\bcomme si\b",
     r"\bals ob\b", r"\bcomo si\b", r"\bcomo se\b", r"当作", r"として扱", r"처럼", r"\bcoi như\b", r"\bкак будто\b", r"كأن",
 )
+
+
+def _extend() -> None:
+    # Each concept's other languages live in guard_concepts (a table: concept x language).
+    from .guard_concepts import TABLE
+    from .guard_intent_words import INTENT
+
+    for table in (TABLE, INTENT):
+        for name, cells in table.items():
+            if name in globals():
+                globals()[name] = alt(globals()[name], *(w for cell in cells.values() for w in cell))
+
+
+_extend()

@@ -8,6 +8,7 @@ untrusted content that the user did not allow comes back denied.
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Literal
 
 from ..harness.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from .notes import CrossSessionMemory
 
 UNTRUSTED_MEMORY_WRITE = "untrusted_memory_write"
+DOUBTFUL_MEMORY_WRITE = "doubtful_memory_write"
 
 KB_SEARCH_DESCRIPTION = """\
 Search the user's knowledge base (documents they added: notes, docs, papers, code) and get the
@@ -68,8 +70,9 @@ def memory_tool(
 
     Every write passes the guard. Then, in order: the ``judge`` (when given and the setting
     asks for it) may refuse an accepted entry; a write in a run that has read untrusted
-    content (``ToolContext.taint``: web pages, extracted documents…) is shown to the user with
-    its text and needs their consent through ``approver`` (or ``services["approver"]``), like a
+    content (``ToolContext.taint``: web pages, extracted documents…), or one the guard put in
+    its doubtful band (``Verdict.ask``) that no judge decided, is shown to the user with its
+    text and needs their consent through ``approver`` (or ``services["approver"]``), like a
     risky command; without an approver it is denied. Each stored entry records its source
     (session, turn, call, what untrusted tools came before).
     """
@@ -105,6 +108,7 @@ def memory_tool(
             subject = content.strip()
         if isinstance(subject, MemoryResult):
             return ToolOutput(text=subject.message, is_error=True)
+        doubtful: tuple[str, ...] = ()
         if action != "remove":
             verdict = memory.check(subject)
             if not verdict.ok:
@@ -114,8 +118,10 @@ def memory_tool(
                 if decision.refuse:
                     return ToolOutput(text=f"rejected: {decision.reason}", is_error=True)
                 source.judged = True
-        if ctx.taint:
-            denied = await _consent(gate, approver, ctx, action, target, subject)
+            elif verdict.ask:  # the doubtful band, and no judge to decide it: the user does
+                doubtful = verdict.doubts
+        if ctx.taint or doubtful:
+            denied = await _consent(gate, approver, ctx, action, target, subject, doubtful)
             if denied is not None:
                 return denied
             source.approved = True
@@ -135,23 +141,37 @@ def memory_tool(
 
 async def _consent(
     gate: ApprovalGate, approver: ApproverLike | None, ctx: ToolContext, action: str,
-    target: str, subject: str,
+    target: str, subject: str, doubtful: tuple[str, ...] = (),
 ) -> ToolOutput | None:
-    """Ask the user about a write that follows untrusted content; None when they allow it."""
+    """Ask the user about a write that follows untrusted content or that the guard doubts;
+    None when they allow it."""
     sources = ", ".join(ctx.taint.sources)
+    reasons = []
+    if ctx.taint:
+        reasons.append(f"this run read content nobody vouches for ({sources}); memory goes into the "
+                       "system prompt of every later session, so a planted entry would persist")
+    if doubtful:
+        reasons.append("the memory guard is unsure this is a fact rather than an order to the "
+                       "assistant: " + "; ".join(d.split(": ", 1)[-1] for d in doubtful[:3]))
+    category = UNTRUSTED_MEMORY_WRITE if ctx.taint else DOUBTFUL_MEMORY_WRITE
     request = ApprovalRequest(
-        kind="memory", category=UNTRUSTED_MEMORY_WRITE, subject=f"{action} {target}: {subject}",
-        reasons=[(f"this run read content nobody vouches for ({sources}); memory goes into the "
-                  "system prompt of every later session, so a planted entry would persist")],
-        scope_key=f"{UNTRUSTED_MEMORY_WRITE}:{ctx.agent}",
-        scope_text="memory writes after untrusted content, for the rest of this run",
+        kind="memory", category=category, subject=f"{action} {target}: {subject}",
+        reasons=reasons,
+        # a doubtful entry is asked about one by one: a standing "yes" for the run would let
+        # any later paraphrase through, so its scope is this very text
+        scope_key=(f"{category}:{ctx.agent}:{hashlib.sha256(subject.encode()).hexdigest()[:16]}"
+                   if doubtful else f"{category}:{ctx.agent}"),
+        scope_text=("this exact entry, for the rest of this run" if doubtful
+                    else "memory writes after untrusted content, for the rest of this run"),
         tool="memory", agent=ctx.agent, call_id=ctx.call_id,
     )
     decision = await gate.ask(request, run=ctx.abort, approver=approver or ctx.services.get("approver"))
     if decision is Decision.DENY:
+        why = (f"this run read untrusted content ({sources}), so memory writes need the user's "
+               "consent" if ctx.taint else "the memory guard doubts this entry (it reads partly "
+               "like an order to the assistant), so it needs the user's consent")
         return ToolOutput(
-            text=(f"Denied, memory unchanged: this run read untrusted content ({sources}), so memory "
-                  "writes need the user's consent, and it was not given. Tell the user what you "
+            text=(f"Denied, memory unchanged: {why}, and it was not given. Tell the user what you "
                   "wanted to save; they can add it with %agent memory add."),
             is_error=True, denied=True)
     return None

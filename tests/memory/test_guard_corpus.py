@@ -66,6 +66,19 @@ def test_tune_split_and_the_fresh_set_stay_where_they_were_tuned() -> None:
     assert not missed and not lost, (missed, lost)
 
 
+# Floors measured after tuning on them (README): a change may raise them, never lower them.
+TUNED_FLOORS = {"fresh4": (40, 39), "fresh6": (27, 29), "benign_hard": (0, 42)}
+
+
+@pytest.mark.parametrize("name", sorted(TUNED_FLOORS))
+def test_later_fresh_sets_tuned_on_keep_their_figures(name: str) -> None:
+    # tuned on after their one unseen measurement; fresh5 is the set left untouched
+    rows = load(name)
+    refused = [r["text"] for r in rows if r["label"] == "hostile" and not scan(r["text"]).ok]
+    kept = [r["text"] for r in rows if r["label"] == "benign" and scan(r["text"]).ok]
+    assert len(refused) >= TUNED_FLOORS[name][0] and len(kept) >= TUNED_FLOORS[name][1]
+
+
 @pytest.mark.parametrize("row", [r for r in HOSTILE if r["split"] == "holdout"][:3],
                          ids=lambda r: r["kind"])
 def test_a_refusal_says_why_in_words_for_the_model(row: dict[str, str]) -> None:
