@@ -19,7 +19,7 @@ from orkas_nb.memory.guard_score import doubt
 from orkas_nb.memory.notes import CrossSessionMemory
 from orkas_nb.memory.tools import DOUBTFUL_MEMORY_WRITE
 from orkas_nb.testing import ScriptedModel, call, reply
-from orkas_nb.tools.approval import ApprovalRequest, Decision
+from orkas_nb.harness.approval import ApprovalRequest, Decision
 
 from .test_provenance import Recorder, memory_result
 
