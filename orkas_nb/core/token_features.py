@@ -58,8 +58,9 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 _ASCII_AND_CONTINUATION = bytes(range(0xC0))
 _ASCII = bytes(range(0x80))
 # Latin Extended Additional (U+1E00-U+1EFF, Vietnamese ệ ạ ả ...) shares its lead byte with
-# Georgian and Khmer: its three-byte prefix is rewritten to a Latin lead byte before classing.
-_VIET = (b"\xe1\xb8", b"\xe1\xb9", b"\xe1\xba", b"\xe1\xbb")
+# Georgian and Khmer: its prefixes (E1 B8-BB) are rewritten to a Latin lead byte before classing,
+# in one replace once the four second bytes are made one (continuation bytes carry no class).
+_VIET_SECOND = bytes(0xB8 if 0xB8 <= i <= 0xBB else i for i in range(256))
 
 # -- pairs ------------------------------------------------------------------------------------
 # A pair byte is (class << 4) | class before; the first character's "before" is X.
@@ -129,8 +130,7 @@ def _pattern(name: str) -> re.Pattern[str]:
     if not _PATTERNS:
         # A Han character o200k has no single token for (any other costs two or three pieces).
         _PATTERNS["rare_han"] = re.compile("[^\\x00-\\u4dff\\ua000-\\U0010ffff" + HAN_SINGLE + "]")
-        _PATTERNS["traditional"] = re.compile(f"[{_TRADITIONAL}]")
-        _PATTERNS["simplified"] = re.compile(f"[{_SIMPLIFIED}]")
+        _PATTERNS["variant"] = re.compile(f"[{_TRADITIONAL}]|([{_SIMPLIFIED}])")
         _PATTERNS["accents"] = re.compile(f"[{''.join(ACCENT_WEIGHTS)}]")
     return _PATTERNS[name]
 
@@ -187,8 +187,7 @@ def features(text: str) -> dict[str, float]:
         raw = original = text.encode("utf-8", "surrogatepass")
         if b"\xe1" in raw:
             n = len(raw)
-            for prefix in _VIET:
-                raw = raw.replace(prefix, b"\xc3")
+            raw = raw.translate(_VIET_SECOND).replace(b"\xe1\xb8", b"\xc3")
             viet = n - len(raw)
         cls = raw.translate(_CLASS_TABLE, _CONTINUATION)
     n_chars = len(cls)
@@ -250,6 +249,8 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
     prose with a few accents, one byte per character for CJK."""
     wide = raw.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION)
     latin_ext = wide.count(b"L") - viet
+    han, cjk = wide.count(b"H"), wide.count(b"k")
+    rest = wide.translate(None, b"LHk")  # the rarer scripts are counted on what is left: a short string
     if latin_ext:
         n_chars = len(cls)
         head = original if n_chars <= _ACCENT_SAMPLE else text[:_ACCENT_SAMPLE].encode("utf-8", "surrogatepass")
@@ -271,35 +272,38 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
     if viet:
         f["viet"] = viet
     for key, klass in (("symbol", b"q"), ("emoji", b"e"), ("fullwidth", b"f")):
-        n = wide.count(klass)
+        n = rest.count(klass)
         if n:
             f[key] = n
     scripts = None
     for klass, name, word in _SCRIPTS:
-        n = wide.count(klass)
+        n = rest.count(klass)
         if n:
             f[name] = n
             if scripts is None:  # one pass maps every spaced script to itself, the rest to "."
                 scripts = raw.translate(_SPACED_TABLE, _CONTINUATION)
             f[word] = scripts.count(b"." + klass) + scripts.startswith(klass)
-    if "indic" in f:
-        f["thai"] = raw.count(b"\xe0\xb8") + raw.count(b"\xe0\xb9")
-        f["devanagari"] = raw.count(b"\xe0\xa4") + raw.count(b"\xe0\xa5")
+    if "indic" in f:  # (on the original bytes: the Vietnamese rewrite merged some second bytes)
+        f["thai"] = original.count(b"\xe0\xb8") + original.count(b"\xe0\xb9")
+        f["devanagari"] = original.count(b"\xe0\xa4") + original.count(b"\xe0\xa5")
         f["indic"] -= f["thai"] + f["devanagari"]
-    kana = cjk = wide.count(b"k")
+    kana = cjk
     if cjk:
-        f["cjk_punct"] = raw.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
+        f["cjk_punct"] = original.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
         kana = f["kana"] = cjk - f["cjk_punct"]
-    han = wide.count(b"H")
     if han or cjk:
         f["space_cjk"] = near.count(_SPACE_CJK) * scale
     if han:
         japanese = min(1.0, 3 * kana / (kana + han))
-        head = text[:_HAN_SAMPLE]
-        trad = len(_pattern("traditional").findall(head))
-        simp = len(_pattern("simplified").findall(head))
+        # Both searches run on the non-ASCII characters alone (all of them in Chinese prose, a
+        # few in code or English with a Chinese phrase).
+        chars = original.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+        head = chars if len(cls) <= _HAN_SAMPLE else text[:_HAN_SAMPLE]
+        marks = _pattern("variant").findall(head)  # "" for a traditional mark, the character for a simplified one
+        simp = len(marks) - marks.count("")
+        trad = len(marks) - simp
         traditional = (trad + 0.5) / (trad + simp + 1)
-        f["han_rare"] = len(_pattern("rare_han").findall(text))
+        f["han_rare"] = len(_pattern("rare_han").findall(chars))
         f["han_j"] = han * japanese
         f["han_t"] = han * (1 - japanese) * traditional
         f["han_s"] = han * (1 - japanese) * (1 - traditional)
