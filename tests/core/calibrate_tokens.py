@@ -4,7 +4,7 @@
     python tests/core/calibrate_tokens.py --split all  # ... on every text, or --split tune
     python tests/core/calibrate_tokens.py --legacy     # ... on the first, hand-written corpus
     python tests/core/calibrate_tokens.py --fit        # re-fit the weights on the tune split (scipy)
-    python tests/core/calibrate_tokens.py --fit --write  # ... and write them into tokens.py
+    python tests/core/calibrate_tokens.py --fit --write  # ... and write them into token_tables.py
     python tests/core/calibrate_tokens.py --han-table  # the Han characters o200k has one token for
 
 The corpus is ``tests/data/tokens/corpus/<category>.jsonl`` (built by
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from orkas_nb.core import tokens
+from orkas_nb.core import token_features, tokens
 
 DATA = ROOT / "tests" / "data" / "tokens"
 CORPUS = DATA / "corpus"
@@ -166,7 +166,7 @@ def fit(samples: list[Sample]) -> dict[str, float]:
     for s in samples:
         for piece in pieces(s.text):
             real = count(enc, piece)
-            f = tokens._features(piece)
+            f = token_features.features(piece)
             rows.append([f.get(k, 0.0) / real for k in keys])
             cats.append(s.category)
             per_category[s.category] = per_category.get(s.category, 0) + 1
@@ -179,10 +179,10 @@ def fit(samples: list[Sample]) -> dict[str, float]:
 
 
 def write_weights(weights: dict[str, float]) -> None:
-    """Rewrite the weight literals of ``orkas_nb/core/tokens.py`` in place."""
+    """Rewrite the weight literals of ``orkas_nb/core/token_tables.py`` in place."""
     import re
 
-    path = ROOT / "orkas_nb" / "core" / "tokens.py"
+    path = ROOT / "orkas_nb" / "core" / "token_tables.py"
     source = path.read_text(encoding="utf-8")
     head, rest = source.split("ACCENT_WEIGHTS: dict[str, float] = ", 1)
     accents = {k[len("accent_"):]: w for k, w in weights.items() if k.startswith("accent_")}
@@ -208,7 +208,7 @@ def main() -> None:
     parser.add_argument("--split", default="holdout", choices=["holdout", "tune", "all"])
     parser.add_argument("--legacy", action="store_true", help="measure on the first, hand-written corpus")
     parser.add_argument("--by-lang", action="store_true", help="one row per language, not per category")
-    parser.add_argument("--write", action="store_true", help="with --fit: write the weights into tokens.py")
+    parser.add_argument("--write", action="store_true", help="with --fit: write the weights into token_tables.py")
     parser.add_argument("--han-table", action="store_true", help="print the single-token Han characters")
     args = parser.parse_args()
     if args.han_table:

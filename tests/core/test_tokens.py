@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orkas_nb.core import tokens
+from orkas_nb.core import token_features, token_tables, tokens
 from orkas_nb.core.messages import (
     AssistantMessage,
     ImageBlock,
@@ -109,21 +109,21 @@ def test_the_fit_refuses_held_out_texts() -> None:
 def test_the_single_token_han_table_matches_o200k() -> None:
     from tests.core.calibrate_tokens import han_table
 
-    assert tokens._HAN_SINGLE == han_table()
+    assert token_tables.HAN_SINGLE == han_table()
 
 
 def test_rare_han_characters_cost_more_than_common_ones() -> None:
     common = "一天还是今年第一出来" * 20  # one o200k token each
     rare = "闷饕餮魑魍魉耄耋龘" * 20  # two or three byte pieces each
-    assert tokens._features(rare)["han_rare"] == len(rare)
-    assert tokens._features(common)["han_rare"] == 0
+    assert token_features.features(rare)["han_rare"] == len(rare)
+    assert token_features.features(common)["han_rare"] == 0
     assert estimate_text(rare) > 1.5 * estimate_text(common)
 
 
 def test_english_and_other_latin_languages_are_told_apart() -> None:
-    en = tokens._features("The weather on the north coast is rather wet throughout the year.")
-    pl = tokens._features("Pogoda na północnym wybrzeżu jest przez cały rok raczej wilgotna.")
-    code = tokens._features("def read_file(file_path, max_size=None):\n    return open(file_path).read(max_size)\n")
+    en = token_features.features("The weather on the north coast is rather wet throughout the year.")
+    pl = token_features.features("Pogoda na północnym wybrzeżu jest przez cały rok raczej wilgotna.")
+    code = token_features.features("def read_file(file_path, max_size=None):\n    return open(file_path).read(max_size)\n")
     assert en["word_x"] == 0 and en["word_en"] > 0
     assert pl["word_en"] < 0.2 * pl["word_x"]
     assert code["word_x"] == 0  # snake_case marks code as English words
@@ -137,9 +137,9 @@ def test_chinese_costs_far_more_per_character_than_english() -> None:
 
 def test_ascii_fast_path_agrees_with_the_general_path() -> None:
     text = "def load(path: str) -> dict:\n    return json.loads(Path(path).read_text())  # 42\n" * 5
-    fast = tokens._features(text)
+    fast = token_features.features(text)
     # One non-ASCII character forces the general path; it must add only that character.
-    slow = tokens._features(text + "é")
+    slow = token_features.features(text + "é")
     assert slow["accent_é"] == 1
     # "é" after the last line break is a word of one Latin letter.
     for a, b in (("word_en", "word_x"), ("letter_en", "letter_x")):
@@ -253,7 +253,7 @@ def test_request_estimate_includes_system_and_tools() -> None:
     ("ŋ", "latin_ext"), ("ß", "accent_ß"), ("ł", "accent_ł"), ("ệ", "viet"),
 ])
 def test_each_script_lands_in_its_class(char: str, klass: str) -> None:
-    f = tokens._features("ab " + char * 3)
+    f = token_features.features("ab " + char * 3)
     if klass in ("han_s", "han_t"):  # a three-character sample says little: both shares are kept
         assert f["han_s"] + f["han_t"] == pytest.approx(3) and f[klass] >= 1.5
         klass_set = {"han_s", "han_t"}
@@ -268,7 +268,7 @@ def test_each_script_lands_in_its_class(char: str, klass: str) -> None:
     if klass in ("han_s", "han_t", "kana", "cjk_punct"):
         assert f["space_cjk"] == 1  # the space before the run
         klass_set.add("space_cjk")
-    others = {k: v for k, v in f.items() if k in tokens._NO_NON_ASCII and k not in klass_set and v}
+    others = {k: v for k, v in f.items() if k in token_features.NON_ASCII and k not in klass_set and v}
     assert not others, others
 
 

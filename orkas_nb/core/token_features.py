@@ -1,0 +1,309 @@
+"""The counts the token estimator weighs: one pass per count, all at C speed.
+
+The text is encoded to UTF-8 once and mapped with ``bytes.translate`` to one class byte per code
+point (continuation bytes deleted), with a class alphabet of at most 16 values. A second string
+then holds, for every position, its class and the one before it in one byte (built with two
+integer shifts on ``int.from_bytes``): every "X after Y" count, and every "start of a run of S",
+is then one ``bytes.count`` of a single byte, or one ``bytes.translate`` deleting a set of bytes
+(its length tells the count) -- no two-byte search and no map per feature.
+
+Pure-ASCII text skips the non-ASCII classes; on a text over 128K characters the counts of how
+pieces join (camelCase, a space before a digit ...) are taken on four 16K-character windows and
+scaled, the rest on the whole text (``tests/benchmarks/bench_tokens.py`` measures it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from .token_tables import ACCENT_WEIGHTS, HAN_SINGLE
+
+# -- character classes ------------------------------------------------------------------------
+# One class per code point: ASCII bytes map to their class, UTF-8 lead bytes to the class of the
+# script block they open (the classes the pairs need), continuation bytes are deleted.
+X, LOWER, UPPER, LATIN, DIGIT, SPACE, NEWLINE, JOIN, PUNCT, SYMBOL, CJK, SPACED = range(12)
+_LEAD_CLASSES = [  # (first byte, last byte, class)
+    (0x61, 0x7A, LOWER), (0x41, 0x5A, UPPER), (0x30, 0x39, DIGIT),
+    (0x0A, 0x0A, NEWLINE), (0x0D, 0x0D, NEWLINE),
+    (0x09, 0x09, SPACE), (0x0B, 0x0C, SPACE), (0x20, 0x20, SPACE),
+    (0x5F, 0x5F, JOIN), (0x2E, 0x2E, JOIN),  # _ and . : they join the word after them (snake_case, os.path)
+    (0x80, 0xFF, X),  # non-ASCII lead bytes not named below (full-width forms, emoji)
+    (0xC0, 0xC1, SYMBOL), (0xE2, 0xE2, SYMBOL), (0xEE, 0xEE, SYMBOL), (0xF5, 0xFF, SYMBOL),
+    (0xC2, 0xCD, LATIN),  # Latin-1 supplement, Latin extended, IPA, combining marks
+    (0xCE, 0xDF, SPACED), (0xE0, 0xE1, SPACED), (0xEA, 0xED, SPACED),  # scripts with spaces between words
+    (0xE3, 0xE9, CJK),  # CJK punctuation, kana, Han
+]
+# The script of each non-ASCII lead byte, for the per-script counts (a short string: the
+# non-ASCII characters alone).
+_SCRIPT_LEADS = [
+    (0xC0, 0xC1, "q"), (0xC2, 0xCD, "L"), (0xCE, 0xCF, "g"), (0xD0, 0xD4, "y"), (0xD5, 0xD7, "r"),
+    (0xD8, 0xDF, "b"), (0xE0, 0xE1, "i"), (0xE2, 0xE2, "q"), (0xE3, 0xE3, "k"), (0xE4, 0xE9, "H"),
+    (0xEA, 0xED, "K"), (0xEE, 0xEE, "q"), (0xEF, 0xEF, "f"), (0xF0, 0xF4, "e"), (0xF5, 0xFF, "q"),
+]
+
+
+def _table(ranges: list[tuple[int, int, Any]], default: int) -> bytes:
+    table = bytearray([default] * 256)
+    for first, last, klass in ranges:
+        value = ord(klass) if isinstance(klass, str) else klass
+        table[first : last + 1] = bytes([value]) * (last - first + 1)
+    return bytes(table)
+
+
+_CLASS_TABLE = _table(_LEAD_CLASSES, PUNCT)  # the rest of ASCII: punctuation, symbols, controls
+_SCRIPT_TABLE = _table(_SCRIPT_LEADS, ord("."))
+_CONTINUATION = bytes(range(0x80, 0xC0))
+_ASCII_AND_CONTINUATION = bytes(range(0xC0))
+_ASCII = bytes(range(0x80))
+# Latin Extended Additional (U+1E00-U+1EFF, Vietnamese ệ ạ ả ...) shares its lead byte with
+# Georgian and Khmer: its prefixes (E1 B8-BB) are rewritten to a Latin lead byte before classing,
+# in one replace once the four second bytes are made one (continuation bytes carry no class).
+_VIET_SECOND = bytes(0xB8 if 0xB8 <= i <= 0xBB else i for i in range(256))
+
+# -- pairs ------------------------------------------------------------------------------------
+# A pair byte is (class << 4) | class before; the first character's "before" is X.
+_LETTER = (LOWER, UPPER, LATIN)
+_MARK = (JOIN, PUNCT, SYMBOL)
+
+
+def _codes(now: tuple[int, ...], before: tuple[int, ...] | None = None, not_before: tuple[int, ...] = ()) -> bytes:
+    return bytes(c << 4 | b for c in now for b in (before if before is not None else range(16)) if b not in not_before)
+
+
+_WORD_START = _codes(_LETTER, not_before=_LETTER)
+_DIGIT_START = _codes((DIGIT,), not_before=(DIGIT,))
+_MARK_START = _codes(_MARK, not_before=_MARK)
+_AFTER_JOIN = _codes(_LETTER, (JOIN,))  # _kind .path
+_AFTER_NEWLINE = _codes(_LETTER, (NEWLINE,))
+_CAMEL = _codes((UPPER,), (LOWER,))
+_SPACE_DIGIT = _codes((DIGIT,), (SPACE,))
+_MARK_NEWLINE = _codes((NEWLINE,), (PUNCT,))
+_SPACE_CJK = _codes((CJK,), (SPACE,))
+_LETTERS = bytes(_LETTER)
+_SPACES = bytes(ord("a") if i == SPACE else ord(".") for i in range(256))
+
+
+def _pairs(cls: bytes) -> bytes:
+    v = int.from_bytes(cls, "big")
+    return ((v << 4) | (v >> 8)).to_bytes(len(cls), "big")
+
+
+def _letters(cls: bytes) -> int:
+    return len(cls) - len(cls.translate(None, _LETTERS))
+
+
+def _count(pairs: bytes, codes: bytes) -> int:
+    """How many bytes of ``pairs`` are in ``codes`` (one pass: the length of what is left)."""
+    return len(pairs) - len(pairs.translate(None, codes))
+
+
+# Scripts written with spaces between words: a word start costs a token of its own.
+_SCRIPT_WORDS = {"y": "cyrillic", "g": "greek", "r": "hebrew", "b": "arabic", "K": "hangul", "i": "indic"}
+_SCRIPTS = [(k.encode(), name, name + "_word") for k, name in _SCRIPT_WORDS.items()]
+# Each spaced script's lead bytes to its own letter, the rest to ".", continuation bytes deleted.
+_SPACED_TABLE = _table([r for r in _SCRIPT_LEADS if r[2] in _SCRIPT_WORDS], ord("."))
+
+# A text's Latin words are English (one token each, mostly) or not (split more). "th" per Latin
+# letter tells them apart (18 per 1000 letters in English prose, 14 in code, at most 1.4 in the
+# other Latin languages of the corpus but Vietnamese, which has its own feature); code whose
+# identifiers hide their English in snake_case is told by its underscores (11-22 per 1000).
+_TH_PER_LETTER = 0.015
+_UNDERSCORE_AS_TH = 0.3
+_ENGLISH_SAMPLE = 16_000  # characters
+# Traditional Chinese costs more per character than simplified: frequent characters that
+# differ between the two, counted at the start of a text, say which one it is.
+_TRADITIONAL = "無數為時個對開後過來這們說會國學經現還動體於與檔選項設資"
+_SIMPLIFIED = "无数为时个对开后过来这们说会国学经现还动体于与档选项设资"
+_HAN_SAMPLE = 2000  # characters
+_ACCENT_SAMPLE = 3000  # characters
+# ASCII letters that are rare in English and the Romance languages but frequent in the Finnic,
+# Baltic, Slavic and Germanic ones: their share (at a text's start) scales the foreign letters.
+_RARE_LETTERS = "kwzjyv"
+_RARE_KEYS = [(ord(c), f"rare_{c}") for c in _RARE_LETTERS]
+_NOT_RARE = bytes(i for i in range(256) if chr(i) not in _RARE_LETTERS)
+_PATTERNS: dict[str, re.Pattern[str]] = {}  # compiled on first use: the import stays light
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    if not _PATTERNS:
+        # A Han character o200k has no single token for (any other costs two or three pieces).
+        _PATTERNS["rare_han"] = re.compile("[^\\x00-\\u4dff\\ua000-\\U0010ffff" + HAN_SINGLE + "]")
+        _PATTERNS["variant"] = re.compile(f"[{_TRADITIONAL}]|([{_SIMPLIFIED}])")
+        _PATTERNS["accents"] = re.compile(f"[{''.join(ACCENT_WEIGHTS)}]")
+    return _PATTERNS[name]
+
+
+_SAMPLE_WINDOWS = 4
+_SAMPLE_WINDOW = 16_384  # characters
+LONG = 2 * _SAMPLE_WINDOWS * _SAMPLE_WINDOW  # longer texts have their pair counts sampled
+
+
+def _sample(cls: bytes) -> tuple[bytes, float]:
+    """Up to four evenly spaced windows of a long text's class bytes, and the factor that
+    scales a count on them to the whole text (the whole text itself when it is short)."""
+    n = len(cls)
+    if n <= LONG:
+        return cls, 1.0
+    step = (n - _SAMPLE_WINDOW) // (_SAMPLE_WINDOWS - 1)
+    sample = bytes([X]).join(cls[i * step : i * step + _SAMPLE_WINDOW] for i in range(_SAMPLE_WINDOWS))
+    return sample, n / (_SAMPLE_WINDOWS * _SAMPLE_WINDOW)
+
+
+# For the length bound: the features one character can feed, by kind of character (a pair or a
+# run start is counted on its first character; a group in a tuple feeds one of its members:
+# the two parts of a split feature, the script classes, the scripts' word starts).
+_SCRIPT_CLASSES = ("latin_ext", "viet", *(f"accent_{c}" for c in ACCENT_WEIGHTS), "han_s", "han_t", "han_j",
+                   "kana", "cjk_punct", "fullwidth", "hangul", "cyrillic", "greek", "hebrew", "arabic",
+                   "devanagari", "thai", "indic", "symbol", "emoji")
+_SCRIPT_WORD = tuple(f"{name}_word" for name in ("cyrillic", "greek", "hebrew", "arabic", "hangul", "indic"))
+_RARE = tuple(f"rare_{c}" for c in _RARE_LETTERS)
+PER_CHARACTER: dict[str, list[Any]] = {
+    "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), "upper", "camel", _RARE, _SCRIPT_CLASSES],
+    "digit": ["digit_run", "digit_triple"],
+    "space": ["indent", ("space_digit", "space_cjk")],
+    "newline": ["newline", "line_word", "punct_run"],
+    "mark": ["punct_run", "join_word", "punct_newline"],
+    "other script": [_SCRIPT_CLASSES, _SCRIPT_WORD, "han_rare", "punct_run"],
+}
+NON_ASCII = (  # the features only non-ASCII text has
+    "latin_ext", *(f"accent_{c}" for c in ACCENT_WEIGHTS), "viet", "han_s", "han_t", "han_j", "han_rare",
+    "space_cjk", "cjk_punct", "kana", "fullwidth", "hangul",
+    "hangul_word", "cyrillic", "cyrillic_word", "greek", "greek_word", "hebrew", "hebrew_word",
+    "arabic", "arabic_word", "devanagari", "thai", "indic", "indic_word", "symbol", "emoji",
+)
+
+
+def features(text: str) -> dict[str, float]:
+    """Counts the estimate is a weighted sum of (exposed for calibration; a feature that is
+    absent counts zero)."""
+    ascii_only = text.isascii()
+    viet = 0
+    if ascii_only:
+        raw = original = text.encode("ascii")
+        cls = raw.translate(_CLASS_TABLE)
+    else:
+        raw = original = text.encode("utf-8", "surrogatepass")
+        if b"\xe1" in raw:
+            n = len(raw)
+            raw = raw.translate(_VIET_SECOND).replace(b"\xe1\xb8", b"\xc3")
+            viet = n - len(raw)
+        cls = raw.translate(_CLASS_TABLE, _CONTINUATION)
+    n_chars = len(cls)
+    pairs = _pairs(cls)
+    n_letters = _letters(cls)
+    words = _count(pairs, _WORD_START)
+    # The share of English is read at the start of a long text (one class byte per character).
+    in_head = _letters(cls[:_ENGLISH_SAMPLE]) if n_chars > _ENGLISH_SAMPLE else n_letters
+    if in_head:
+        marks = text.count("th", 0, _ENGLISH_SAMPLE) + _UNDERSCORE_AS_TH * text.count("_", 0, _ENGLISH_SAMPLE)
+        english = min(1.0, marks / (_TH_PER_LETTER * in_head))
+    else:
+        english = 0.0
+    foreign = 1.0 - english
+    has_digit = bytes([DIGIT]) in cls
+    # Second-order features (how pieces join) are counted on a sample of a long text.
+    sample, scale = _sample(cls)
+    near = pairs if sample is cls else _pairs(sample)
+    has_space = bytes([SPACE]) in cls
+    has_newline = bytes([NEWLINE]) in cls
+    f: dict[str, float] = {
+        "word_en": words * english, "word_x": words * foreign,
+        "letter_en": n_letters * english, "letter_x": n_letters * foreign,
+        "upper": cls.count(UPPER),
+        "digit_run": _count(pairs, _DIGIT_START) if has_digit else 0,
+        "digit_triple": cls.count(bytes([DIGIT] * 3)) if has_digit else 0,
+        "punct_run": _count(pairs, _MARK_START),
+        "newline": cls.count(NEWLINE) if has_newline else 0,
+        "camel": near.count(_CAMEL) * scale,
+        "space_digit": near.count(_SPACE_DIGIT) * scale if has_digit and has_space else 0,
+        "join_word": _count(near, _AFTER_JOIN) * scale,
+        "punct_newline": near.count(_MARK_NEWLINE) * scale if has_newline else 0,
+        "blank_line": sample.count(bytes([NEWLINE] * 2)) * scale if has_newline else 0,
+        "line_word": _count(near, _AFTER_NEWLINE) * scale if has_newline else 0,
+        "indent": 0,
+    }
+    if has_space and bytes([SPACE] * 2) in sample:
+        spaces = sample.translate(_SPACES)
+        f["indent"] = (spaces.count(b".aa") + spaces.startswith(b"aa")) * scale
+    if foreign and n_letters:
+        in_head = n_letters if n_chars <= _ACCENT_SAMPLE else _letters(cls[:_ACCENT_SAMPLE])
+        if in_head:
+            per = n_letters * foreign / in_head
+            head = original if n_chars <= _ACCENT_SAMPLE else text[:_ACCENT_SAMPLE].encode("utf-8", "surrogatepass")
+            rare = head.translate(None, _NOT_RARE)  # the six letters alone: a short string
+            for c, key in _RARE_KEYS:
+                n = rare.count(c)
+                if n:
+                    f[key] = n * per
+    if ascii_only:
+        return f
+    _non_ascii(f, text, raw, original, cls, viet, near, scale)
+    return f
+
+
+def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls: bytes, viet: int,
+               near: bytes, scale: float) -> None:
+    """The per-script counts, on the non-ASCII characters alone: a short string for code or
+    prose with a few accents, one byte per character for CJK."""
+    wide = raw.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION)
+    latin_ext = wide.count(b"L") - viet
+    han, cjk = wide.count(b"H"), wide.count(b"k")
+    rest = wide.translate(None, b"LHk")  # the rarer scripts are counted on what is left: a short string
+    if latin_ext:
+        n_chars = len(cls)
+        head = original if n_chars <= _ACCENT_SAMPLE else text[:_ACCENT_SAMPLE].encode("utf-8", "surrogatepass")
+        factor = 1.0
+        if n_chars > _ACCENT_SAMPLE:
+            in_head = head.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION).count(b"L")
+            factor = latin_ext / in_head if in_head else 0.0
+        # The non-ASCII characters of the head (before Vietnamese letters were reclassed): counted
+        # whole when they are mostly Latin, else searched for accents first (a Counter costs ~100
+        # ns a character, a regex ~10).
+        chars = head.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+        if 2 * latin_ext < len(chars):
+            chars = "".join(_pattern("accents").findall(chars))
+        for c, n in Counter(chars).items():
+            if c in ACCENT_WEIGHTS:
+                f["accent_" + c] = n * factor
+                latin_ext -= n * factor
+        f["latin_ext"] = max(0.0, latin_ext)
+    if viet:
+        f["viet"] = viet
+    for key, klass in (("symbol", b"q"), ("emoji", b"e"), ("fullwidth", b"f")):
+        n = rest.count(klass)
+        if n:
+            f[key] = n
+    scripts = None
+    for klass, name, word in _SCRIPTS:
+        n = rest.count(klass)
+        if n:
+            f[name] = n
+            if scripts is None:  # one pass maps every spaced script to itself, the rest to "."
+                scripts = raw.translate(_SPACED_TABLE, _CONTINUATION)
+            f[word] = scripts.count(b"." + klass) + scripts.startswith(klass)
+    if "indic" in f:  # (on the original bytes: the Vietnamese rewrite merged some second bytes)
+        f["thai"] = original.count(b"\xe0\xb8") + original.count(b"\xe0\xb9")
+        f["devanagari"] = original.count(b"\xe0\xa4") + original.count(b"\xe0\xa5")
+        f["indic"] -= f["thai"] + f["devanagari"]
+    kana = cjk
+    if cjk:
+        f["cjk_punct"] = original.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
+        kana = f["kana"] = cjk - f["cjk_punct"]
+    if han or cjk:
+        f["space_cjk"] = near.count(_SPACE_CJK) * scale
+    if han:
+        japanese = min(1.0, 3 * kana / (kana + han))
+        # Both searches run on the non-ASCII characters alone (all of them in Chinese prose, a
+        # few in code or English with a Chinese phrase).
+        chars = original.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+        head = chars if len(cls) <= _HAN_SAMPLE else text[:_HAN_SAMPLE]
+        marks = _pattern("variant").findall(head)  # "" for a traditional mark, the character for a simplified one
+        simp = len(marks) - marks.count("")
+        trad = len(marks) - simp
+        traditional = (trad + 0.5) / (trad + simp + 1)
+        f["han_rare"] = len(_pattern("rare_han").findall(chars))
+        f["han_j"] = han * japanese
+        f["han_t"] = han * (1 - japanese) * traditional
+        f["han_s"] = han * (1 - japanese) * (1 - traditional)
