@@ -58,6 +58,8 @@ def estimate_text(text: str) -> int:
     total = BIAS
     for key, value in features(text).items():
         total += weights[key] * value
+    if total > len(text):  # dense text only: a byte-level BPE never has more tokens than bytes
+        total = min(total, len(text.encode("utf-8", "surrogatepass")))
     return max(1, round(total))
 
 # -- images ----------------------------------------------------------------------------------
