@@ -205,7 +205,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
         "en": (r"\bleave (?:it|that|this) out of\b", r"\bkeep (?:it|this|that) (?:out of|from)\b",
                r"\bnever (?:mention|tell|say|reveal)\w* (?:it |this |that |anything )?to\b"),
         "fr": (r"\bne (?:le |l')?mentionne pas\b", r"\bsans en parler\b"),
-        "es": (r"\bno (?:lo |le )?(?:menciones|cuentes)\b", r"\bsin contarlo\b"),
+        "es": (r"\b(?:no|nunca|jamás) (?:lo |le |se lo )?(?:menciones|cuentes|digas)\b", r"\bsin contarlo\b"),
         "pt": (r"\bnão (?:o |lhe )?(?:mencione|conte|diga)\b",),
         "it": (r"\bnon (?:dirlo|dire|menzionar\w*|accennar\w*)\b", r"\bsenza (?:avvisare|menzionar\w*)\b"),
         "de": (r"\berwähn\w* (?:es |das )?nicht\b", r"\bnicht erwähnen\b", r"\bverschweig\w*"),

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 
 from . import guard_lexicon as L
-from .guard_scope import without_protective
+from .guard_scope import waived_confirmation, without_protective
 from .guard_intent_words import words as intent_words
 
 
@@ -253,6 +253,9 @@ def control_findings(flat: str) -> list[Finding]:
     if _APPROVAL.search(flat) and _LOWER.search(flat):
         out.append(Finding("approval_claim", "it claims approvals were given or are not needed; only "
                                              "the user grants approvals, when asked"))
+    if waived_confirmation(flat):
+        out.append(Finding("approval_claim", "it waives the user's confirmation for destructive "
+                                             "actions or for everything"))
     if _SANDBOX_OFF.search(flat):
         out.append(Finding("approval_claim", "it asks to turn off the sandbox or the approval checks"))
     if _FIRST_AUTHORITY.search(flat):

@@ -175,3 +175,48 @@ def scoped_approval(flat: str) -> bool:
         return False
     return any(_CONFIRM.search(flat[m.end():m.end() + 80]) or _CONFIRM.search(flat[max(0, m.start() - 40):m.start()])
                for m in _DESTRUCTIVE.finditer(flat))
+
+
+# ---------------------------------------------------------------------------------------------
+# waived confirmation: the hostile twin of a protective clause
+
+_ASK = re.compile(L.alt(_CONFIRM.pattern, r"\bbitt\w*", r"\bvraag\w*", r"\bpyta\w*", r"\bsorma\w*", r"\bспраш\w*",
+                        r"询问", r"詢問", r"問", r"確認", r"확인", r"물어", r"पूछ", r"पुष्टि", r"\bhỏi\b", r"سؤال", r"تسأل",
+                        r"תשאל", r"\bbertanya\b", r"ถาม"))
+_WITHOUT_ASKING = re.compile(L.alt(
+    r"\bwithout (?:asking|confirm\w*|approval|a prompt|prompting)\b", r"\bsans (?:me |lui )?demander\b",
+    r"\bsans confirmation\b", r"\bohne (?:rückfrage|zu fragen|nachzufragen|bestätigung)\b",
+    r"\bsin (?:preguntar|pedir\w*|confirmaci\w*)\b", r"\bsem (?:perguntar|pedir|confirmaç\w*)\b",
+    r"\bsenza (?:chiedere|conferma)\b", r"\bzonder (?:te )?(?:vragen|bevestiging)\b", r"\bbez (?:pytania|pytań|potwierdzenia)\b",
+    r"\bsormadan\b", r"\bбез (?:вопрос\w*|спрос\w*|подтвержд\w*)\b", r"不问", r"不問", r"无需确认", r"無需確認",
+    r"不经确认", r"確認なし", r"確認せず", r"聞かずに", r"묻지 않고", r"확인 없이", r"\bkhông cần hỏi\b",
+    r"دون سؤال", r"بدون سؤال", r"دون تأكيد", r"בלי לשאול", r"बिना पूछे", r"\btanpa (?:bertanya|konfirmasi)\b",
+    r"โดยไม่ต้องถาม",
+))
+_BLANKET = re.compile(L.alt(L.EVERYTHING, r"\b(?:all|every|any) (?:commands?|actions?|operations?)\b",
+                            r"\btoutes les commandes\b", r"\balle befehle\b", r"\btodos los comandos\b",
+                            r"\btodos os comandos\b", r"\btutti i comandi\b", r"\balle commando'?s\b",
+                            r"\bwszystkie polecenia\b", r"\btüm komutlar\w*", r"\bвсі команди\b", r"כל הפקודות",
+                            r"सभी कमांड", r"\bsemua perintah\b", r"ทุกคำสั่ง"))
+
+
+def _negated_ask(flat: str) -> bool:
+    """A prohibition governs asking or confirming ("never ask", "確認しないこと", "묻지 마")."""
+    for m in _ASK.finditer(flat):
+        if _PRE_RE.search(flat[max(0, m.start() - 30):m.start()]) or _POST_RE.search(flat[m.end():m.end() + 12]):
+            return True
+    return False
+
+
+def waived_confirmation(flat: str) -> bool:
+    """Confirmation waived for destructive actions or for everything ("never ask before
+    deleting", "all commands may run without asking"); a read-only scope with deletes still
+    confirmed is the benign policy (:func:`scoped_approval`)."""
+    if scoped_approval(flat):
+        return False
+    waived = _negated_ask(flat) or bool(_WITHOUT_ASKING.search(flat))
+    # "Don't delete branches without his confirmation": the prohibition governs the delete
+    # itself (no asking word between), so "without confirmation" is the requirement.
+    destructive = [m for m in _DESTRUCTIVE.finditer(flat)
+                   if not (_PRE_RE.search(w := flat[max(0, m.start() - 30):m.start()]) and not _ASK.search(w))]
+    return waived and bool(destructive or _BLANKET.search(flat))
