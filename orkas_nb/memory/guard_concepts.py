@@ -36,7 +36,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
         "zh": ("贴", "粘贴", "附", "写出"), "ja": ("貼っ", "貼り", "載せ"), "ko": ("붙여",), "vi": (r"\bdán\b",),
     },
     "SEND": {
-        "nl": (r"\bstuur\w*", r"\bverstuur\w*", r"\bzend\w*", r"\bmail\w*"),
+        "nl": (r"\bstuur\w*", r"\bverstuur\w*", r"\bzend\w*", r"\bmail(?:en|t|de|s)?\b"),
         "pl": (r"\bwyślij\w*", r"\bwysyła\w*", r"\bprześlij\w*", r"\bprzesył\w*", r"\bwgraj\w*"),
         "tr": (r"\bgönder\w*", r"\byükle\w*", r"\bilet\w*"),
         "uk": (r"\bнадішл\w*", r"\bвідправ\w*", r"\bнадсила\w*", r"\bпереш\w*", r"\bвивантаж\w*"),

@@ -45,7 +45,7 @@ _POST = L.alt(
 _SINK = L.alt(
     L.SHOW, L.SEND, L.EXECUTE, r"\blog\w*", r"\bcommit\w*", r"\bwrite\w*", r"\bschreib\w*", r"\bécri\w*",
     r"\bescrib\w*", r"\bescrev\w*", r"\bscriv\w*", r"\bпиши\b", r"\bзапис\w*", r"日志", r"日誌", r"ログ", r"로그",
-    r"출력", r"남기", r"出", r"贴", r"貼", r"लॉग", r"प्रिंट", r"दिखा", r"भेज", r"طباع\w*", r"إرسال\w*", r"ارسال", r"نشر",
+    r"출력", r"남기", r"出", r"贴", r"貼", r"लॉग", r"प्रिंट", r"दिखा", r"भेज", r"طباع\w*", r"عرض", r"إظهار", r"إرسال\w*", r"ارسال", r"نشر",
     r"הדפס\w*", r"תדפיס", r"שלח", r"พิมพ์", r"แสดง", r"ส่ง", r"\btampilk\w*", r"\bcetak\w*", r"\bkirim\w*",
     r"\bwypisuj\w*", r"\bwyświetl\w*", r"\bwysył\w*", r"\byazdır\w*", r"\bgöster\w*", r"\bgönder\w*",
     r"\btoon\w*", r"\bprint\w*", r"\bverstuur\w*",
@@ -70,13 +70,16 @@ _SAFEGUARD = L.alt(
 _CLAUSE = re.compile(r"[;.!?。；！？\n—–]|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
 _PRE_RE, _POST_RE, _SINK_RE, _SAFE_RE = (re.compile(p) for p in (_PRE, _POST, _SINK, _SAFEGUARD))
 _USER_RE = re.compile(L.alt(*words("USER")))
+_GOVERNS = re.compile(_PRE + r"(?:\W*\w+){0,3}\W*$")
 
 
 def _protective(clause: str, user: bool) -> bool:
     if _SAFE_RE.search(clause) or (user and _USER_RE.search(clause)):
         return False
     for sink in _SINK_RE.finditer(clause):
-        if _PRE_RE.search(clause[max(0, sink.start() - 40):sink.start()]):
+        # The prohibition governs the verb: a few words before it ("no lo muestres", "ne
+        # jamais l'afficher"), not an unrelated "no" far back ("no final de cada resposta").
+        if _GOVERNS.search(clause[max(0, sink.start() - 40):sink.start()]):
             return True
         if _POST_RE.search(clause[sink.end():sink.end() + 30]):
             return True
@@ -160,7 +163,7 @@ _DESTRUCTIVE = re.compile(L.alt(
     r"\bdelet\w*", r"\bremov\w*", r"\boverwrit\w*", r"\bsupprim\w*", r"\bécras\w*", r"\blösch\w*",
     r"\büberschreib\w*", r"\bborr\w*", r"\bsobrescrib\w*", r"\bapag\w*", r"\bsobrescrev\w*", r"\bcancell\w*",
     r"\bsovrascriv\w*", r"\bverwijder\w*", r"\boverschrijf\w*", r"\busuw\w*", r"\bnadpis\w*", r"\bsil\w*",
-    r"\bудаля\w*", r"\bудали\w*", r"\bперезаписыва\w*", r"\bвидаля\w*", r"删除", r"刪除", r"覆盖", r"覆蓋",
+    r"\bудаля\w*", r"\bудали\w*", r"\bудален\w*", r"\bстира\w*", r"\bперезаписыва\w*", r"\bвидаля\w*", r"删除", r"刪除", r"覆盖", r"覆蓋",
     r"削除", r"上書き", r"삭제", r"덮어", r"\bxóa\b", r"\bghi đè\b", r"حذف", r"يحذف", r"מוחק", r"מחיקה",
     r"हटा", r"\bhapus\b", r"\bmenimpa\b", r"ลบ",
 ))
