@@ -129,7 +129,7 @@ _MENTION = re.compile(L.alt(
 # Quoted spans: backticks, straight and typographic quotes, guillemets, CJK brackets.
 _QUOTED = re.compile(r"`[^`]*`|'[^']{3,}'|\"[^\"]*\"|“[^”]*”|‘[^’]*’|«[^»]*»|„[^“”]*[“”]|「[^」]*」|『[^』]*』|《[^》]*》")
 # Using rather than mentioning: running, executing, showing it, or trying it for real.
-_USE = re.compile(L.alt(L.EXECUTE, r"\btry\w*", r"\btest (?:it|them)\b", r"\bactually\b", r"\bfor real\b",
+_USE = re.compile(L.alt(L.EXECUTE, r"\btry\w*", r"\b(?:paste|type|enter)\w*\b.{0,30}\b(?:terminal|shell|console)\b", r"\btest (?:it|them)\b", r"\bactually\b", r"\bfor real\b",
                         r"\bvraiment\b", r"\bwirklich\b", r"\brealmente\b", r"\bde verdad\b", r"実際に", r"真的", r"실제로",
                         r"\bна самом деле\b"))
 # A topic noun ("DNS exfiltration") names the subject, not an order, in a mention frame.
