@@ -394,7 +394,8 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
             first.category,
         )
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
-    ask, families = doubt(normalise(text))
+    flat = normalise(text)
+    ask, families = doubt(dequote(flat) if is_mention(flat) else flat)  # quoted data is no signal
     if ask:
         doubts += ("doubtful_band: it touches " + ", ".join(families),)
     return Verdict(True, doubts=doubts, ask=ask)
