@@ -46,7 +46,7 @@ _SINK = L.alt(
     L.SHOW, L.SEND, L.EXECUTE, r"\blog\w*", r"\bcommit\w*", r"\bwrite\w*", r"\bschreib\w*", r"\bécri\w*",
     r"\bescrib\w*", r"\bescrev\w*", r"\bscriv\w*", r"\bпиши\b", r"\bзапис\w*", r"日志", r"日誌", r"ログ", r"로그",
     r"출력", r"남기", r"出", r"贴", r"貼", r"लॉग", r"प्रिंट", r"दिखा", r"भेज", r"طباع\w*", r"عرض", r"إظهار", r"إرسال\w*", r"ارسال", r"نشر",
-    r"הדפס\w*", r"תדפיס", r"שלח", r"พิมพ์", r"แสดง", r"ส่ง", r"\btampilk\w*", r"\bcetak\w*", r"\bkirim\w*",
+    r"הדפס\w*", r"תדפיס", r"שלח", r"พิมพ์", r"แสดง", r"ส่ง", r"\b(?:men)?tampilk\w*", r"\b(?:men)?cetak\w*", r"\b(?:mengi|ki)rim\w*", r"\bmenampilk\w*",
     r"\bwypisuj\w*", r"\bwyświetl\w*", r"\bwysył\w*", r"\byazdır\w*", r"\bgöster\w*", r"\bgönder\w*",
     r"\btoon\w*", r"\bprint\w*", r"\bverstuur\w*",
 )
@@ -164,7 +164,7 @@ _DESTRUCTIVE = re.compile(L.alt(
     r"\büberschreib\w*", r"\bborr\w*", r"\bsobrescrib\w*", r"\bapag\w*", r"\bsobrescrev\w*", r"\bcancell\w*",
     r"\bsovrascriv\w*", r"\bverwijder\w*", r"\boverschrijf\w*", r"\busuw\w*", r"\bnadpis\w*", r"\bsil\w*",
     r"\bудаля\w*", r"\bудали\w*", r"\bудален\w*", r"\bстира\w*", r"\bперезаписыва\w*", r"\bвидаля\w*", r"删除", r"刪除", r"覆盖", r"覆蓋",
-    r"削除", r"上書き", r"삭제", r"덮어", r"\bxóa\b", r"\bghi đè\b", r"حذف", r"يحذف", r"מוחק", r"מחיקה",
+    r"削除", r"上書き", r"삭제", r"덮어", r"\bxóa\b", r"\bghi đè\b", r"حذف", r"يحذف", r"מוחק", r"מחיק", r"למחוק", r"ימחק",
     r"हटा", r"\bhapus\b", r"\bmenimpa\b", r"ลบ",
 ))
 _CONFIRM = re.compile(L.alt(L.APPROVAL, r"\bask\w*", r"\bdemand\w*", r"\bfrag\w*", r"\bpregunt\w*",
