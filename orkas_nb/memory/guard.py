@@ -44,6 +44,7 @@ from .guard_detectors import (
     signal_findings,
 )
 from .guard_intent import intent_findings
+from .guard_scope import dequote, is_mention, scoped_approval, without_protective
 from .guard_score import doubt
 
 
@@ -307,25 +308,34 @@ def _pattern_findings(flat: str) -> list[Finding]:
     return out
 
 
-def _all_detectors(nfkc: str, flat: str) -> list[Finding]:
-    return [*_pattern_findings(flat), *shell_findings(_unquote(flat)), *secret_findings(nfkc, flat),
-            *control_findings(flat), *intent_findings(flat)]
+def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]:
+    # A pattern only mentioned (quoted, in a frame of review, example, course…) is data: the
+    # pattern, shell and control detectors read the entry without the quotes; a prohibited
+    # sink ("never run", "never send") is no order either. See :mod:`.guard_scope`.
+    view = dequote(flat) if mention else flat
+    control = control_findings(view)
+    if scoped_approval(flat):
+        control = [f for f in control if f.category not in ("approval_claim", "hidden_instruction")]
+    protected = without_protective(view)
+    return [*_pattern_findings(protected), *shell_findings(_unquote(protected)),
+            *secret_findings(nfkc, flat), *control, *intent_findings(flat)]
 
 
 def findings(text: str) -> list[Finding]:
     """Every detector on the entry and on the copies that undo disguises (see the docstrings)."""
     nfkc = unicodedata.normalize("NFKC", text)
     flat = normalise(text)
-    found = _all_detectors(nfkc, flat) + signal_findings(flat)
+    mention = is_mention(flat)
+    found = _all_detectors(nfkc, flat, mention) + signal_findings(flat)
     confusable = flat.translate(_CONFUSABLES)
     if confusable != flat:
-        found += _all_detectors(nfkc.translate(_CONFUSABLES), confusable)
+        found += _all_detectors(nfkc.translate(_CONFUSABLES), confusable, mention)
     unleet = _unleet(flat)
     if unleet != flat:
-        found += _all_detectors(unleet, unleet)
-    joined, spaced, backwards, rot13 = rearranged(flat)
+        found += _all_detectors(unleet, unleet, mention)
+    joined, spaced, backwards, rot13 = rearranged(dequote(flat) if mention else flat)
     for copy in {joined, spaced} - {flat}:
-        found += _all_detectors(copy, copy)
+        found += _all_detectors(copy, copy, mention)
     for copy, how in ((backwards, "reversed"), (rot13, "ROT13-encoded")):
         hidden = [f for f in _pattern_findings(copy) + shell_findings(copy) if f.sure]
         if hidden:
@@ -384,7 +394,8 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
             first.category,
         )
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
-    ask, families = doubt(normalise(text))
+    flat = normalise(text)
+    ask, families = doubt(dequote(flat) if is_mention(flat) else flat)  # quoted data is no signal
     if ask:
         doubts += ("doubtful_band: it touches " + ", ".join(families),)
     return Verdict(True, doubts=doubts, ask=ask)

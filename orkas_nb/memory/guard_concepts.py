@@ -36,7 +36,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
         "zh": ("贴", "粘贴", "附", "写出"), "ja": ("貼っ", "貼り", "載せ"), "ko": ("붙여",), "vi": (r"\bdán\b",),
     },
     "SEND": {
-        "nl": (r"\bstuur\w*", r"\bverstuur\w*", r"\bzend\w*", r"\bmail\w*"),
+        "nl": (r"\bstuur\w*", r"\bverstuur\w*", r"\bzend\w*", r"\bmail(?:en|t|de|s)?\b"),
         "pl": (r"\bwyślij\w*", r"\bwysyła\w*", r"\bprześlij\w*", r"\bprzesył\w*", r"\bwgraj\w*"),
         "tr": (r"\bgönder\w*", r"\byükle\w*", r"\bilet\w*"),
         "uk": (r"\bнадішл\w*", r"\bвідправ\w*", r"\bнадсила\w*", r"\bпереш\w*", r"\bвивантаж\w*"),
@@ -205,7 +205,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
         "en": (r"\bleave (?:it|that|this) out of\b", r"\bkeep (?:it|this|that) (?:out of|from)\b",
                r"\bnever (?:mention|tell|say|reveal)\w* (?:it |this |that |anything )?to\b"),
         "fr": (r"\bne (?:le |l')?mentionne pas\b", r"\bsans en parler\b"),
-        "es": (r"\bno (?:lo |le )?(?:menciones|cuentes)\b", r"\bsin contarlo\b"),
+        "es": (r"\b(?:no|nunca|jamás) (?:lo |le |se lo )?(?:menciones|cuentes|digas)\b", r"\bsin contarlo\b"),
         "pt": (r"\bnão (?:o |lhe )?(?:mencione|conte|diga)\b",),
         "it": (r"\bnon (?:dirlo|dire|menzionar\w*|accennar\w*)\b", r"\bsenza (?:avvisare|menzionar\w*)\b"),
         "de": (r"\berwähn\w* (?:es |das )?nicht\b", r"\bnicht erwähnen\b", r"\bverschweig\w*"),

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from . import guard_lexicon as L
+from .guard_scope import waived_confirmation, without_protective
 from .guard_intent_words import words as intent_words
 
 
@@ -199,6 +200,9 @@ def _near(verbs: list[re.Match[str]], flat: str, window: int = 15) -> bool:
 def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     refs = bool(_ENV_SECRET.search(nfkc) or _ENV_SECRET_FLAT.search(flat) or _SECRET_REF.search(flat))
     secret = refs or bool(_SECRET_WORD.search(flat))
+    # The secret may be named anywhere; the sinks count only outside protective clauses
+    # ("the token is in $X_TOKEN; never echo it" states where a secret is and forbids showing it).
+    flat = without_protective(flat)
     if not secret:
         if _BULK.search(flat) and _NETWORK_SINK.search(flat) and _affirmed(_SEND, flat):
             return [Finding("exfiltration", "it sends the user's files somewhere off the machine")]
@@ -249,6 +253,9 @@ def control_findings(flat: str) -> list[Finding]:
     if _APPROVAL.search(flat) and _LOWER.search(flat):
         out.append(Finding("approval_claim", "it claims approvals were given or are not needed; only "
                                              "the user grants approvals, when asked"))
+    if waived_confirmation(flat):
+        out.append(Finding("approval_claim", "it waives the user's confirmation for destructive "
+                                             "actions or for everything"))
     if _SANDBOX_OFF.search(flat):
         out.append(Finding("approval_claim", "it asks to turn off the sandbox or the approval checks"))
     if _FIRST_AUTHORITY.search(flat):
@@ -263,7 +270,7 @@ def control_findings(flat: str) -> list[Finding]:
         out.append(Finding("rule_override", "it tells the assistant to set aside its own rules", sure=scoped))
     if _UNRESTRICTED.search(flat):
         out.append(Finding("rule_override", "it asks the assistant to act without its limits"))
-    if _SECRECY_USER.search(flat):
+    if _SECRECY_USER.search(without_protective(flat, user=True)):
         out.append(Finding("hidden_instruction", "it asks to hide an action from the user"))
     elif _SECRECY_QUIET.search(flat):
         acts = bool(_ACTION.search(flat))

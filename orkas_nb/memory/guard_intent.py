@@ -56,6 +56,23 @@ _GRANT = re.compile(
 )
 
 
+# "Pretend", "fake": deceiving whatever follows. The other DECEIVE cells ("say … even when") are
+# deceiving unless the entry is a language preference ("answer in English even when the
+# question is in Spanish") with no failure to hide.
+_PRETEND = _c(*(w for w in words("DECEIVE") if ".{0," not in w))
+_LANGUAGE = _c(
+    r"\b(?:english|french|german|spanish|portuguese|italian|dutch|polish|turkish|russian|ukrainian|arabic|hebrew|hindi|"
+    r"indonesian|thai|chinese|japanese|korean|vietnamese)\b", r"\b(?:anglais|français|allemand|espagnol|portugais|italien)\b",
+    r"\b(?:englisch|deutsch|französisch|spanisch|italienisch)\b", r"\b(?:inglés|español|francés|alemán|portugués)\b",
+    r"\b(?:inglês|português|francês|espanhol|alemão)\b", r"\b(?:inglese|italiano|francese|tedesco|spagnolo)\b",
+    r"\b(?:engels|nederlands|duits|frans)\b", r"\b(?:angielsk\w*|polsk\w*|niemieck\w*)\b", r"\b(?:ingilizce|türkçe|almanca)\b",
+    r"\bанглийск\w*", r"\bрусск\w*", r"\bнемецк\w*", r"\bанглійськ\w*", r"\bукраїнськ\w*",
+    r"الإنجليزية", r"العربية", r"الفرنسية", r"אנגלית", r"עברית", r"अंग्रेज़ी", r"अंग्रेजी", r"हिंदी", r"हिन्दी",
+    r"\bbahasa (?:inggris|indonesia)\b", r"ภาษาอังกฤษ", r"ภาษาไทย", r"英语", r"英文", r"中文", r"日语", r"英語", r"日本語",
+    r"영어", r"한국어", r"\btiếng (?:anh|việt)\b",
+)
+
+
 def _close(a: re.Pattern[str], b: re.Pattern[str], flat: str, window: int = 40) -> bool:
     return any(b.search(flat[max(0, m.start() - window):m.end() + window]) for m in a.finditer(flat))
 
@@ -73,7 +90,7 @@ def intent_findings(flat: str) -> list[Finding]:
         out.append(Finding("rule_override", "it makes memory the only source of the assistant's orders"))
     if _affirmed(_DELETE, flat) and _PLACE.search(flat) and _close(_DELETE, _PLACE, flat, 50):
         out.append(Finding("memory_tamper", "it asks to delete or rewrite memory entries", sure=False))
-    if _DECEIVE.search(flat):
+    if _PRETEND.search(flat) or (_DECEIVE.search(flat) and not (_LANGUAGE.search(flat) and not _FAIL.search(flat))):
         sure = bool(_USER.search(flat) or _OUTPUT.search(flat))
         out.append(Finding("deception", "it tells the assistant to report something regardless of "
                                         "the truth", sure=sure))

@@ -41,7 +41,7 @@ SHOW = alt(
     r"\bпокаж\w*", r"\bпечата\w*", r"اطبع", r"اعرض", r"أظهر",
 )
 SEND = alt(
-    r"\bsend\w*", r"\bupload\w*", r"\bpost\b", r"\bposts?\b", r"\bmail\w*", r"\bemail\w*",
+    r"\bsend\w*", r"\bupload\w*", r"\bpost\b", r"\bposts?\b", r"\bmail(?:s|ed|ing)?\b", r"\bemail\w*",
     r"\bforward\w*", r"\btransmit\w*", r"\bpublish\w*", r"\bshare\w* (?:it |them )?(?:with|on|in)\b",
     r"\bpubli\w*", r"\bveröffentlich\w*", r"公开", r"公開", r"发布", r"공개", r"게시", r"\bđăng\b", r"\bcông khai\b",
     r"\bопубликуй\w*", r"\bвыложи\w*", r"انشر", r"\bexfiltrat\w*", r"\bsync\w* to\b", r"\bpush\w* to\b",

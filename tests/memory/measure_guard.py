@@ -55,6 +55,7 @@ def measure(name: str, verbose: bool = False) -> str:
 
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if a != "-v"]
-    names = args or ["tune", "holdout", "fresh", "fresh2", "fresh3", "fresh4"]
+    names = args or ["tune", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "benign_hard",
+                     "fresh7"]
     for n in names:
         print(measure(n, "-v" in sys.argv))

@@ -1,0 +1,225 @@
+"""Scope rules of the memory guard: when a matched pattern is not an order.
+
+The detectors find a sink next to a secret, a download piped into a shell, an injection
+phrase, an approval word next to "without asking". Three frames turn such a match into a
+benign fact, and this module recognises them (in every language the lexicon covers):
+
+- **protective clause**: the sink is *prohibited* ("never echo it", "ne jamais l'afficher",
+  "不要显示", "出さないこと", "न करें"). A clause is protective when a prohibition governs an
+  output/exfiltration/exec verb and the clause does not negate a *safeguard* instead ("never
+  ask", "don't confirm", "never tell the user", "don't check", "never refuse", "don't forget
+  to print"): negating a safeguard is the attack, negating the sink is the protection.
+  Protective clauses are blanked before the sink detectors look.
+- **mention frame**: the entry names a pattern as a thing to flag, study or avoid (review,
+  example, fixture, course, blog, "as a risk", "what not to do"), the pattern sits in quotes,
+  and no verb outside the quotes asks the assistant to run or show it. Quoted spans are then
+  data: the pattern and shell detectors read the entry without them.
+- **scoped approval**: running without asking is limited to read-only commands and the entry
+  keeps a confirmation for what deletes or overwrites; a blanket scope (all, anything) is not.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import guard_lexicon as L
+from .guard_intent_words import words
+
+# Prohibitions placed before the verb they govern.
+_PRE = L.alt(
+    r"\bnever\b", r"\bdon'?t\b", r"\bdo not\b", r"\bmust not\b", r"\bmustn'?t\b", r"\bshould not\b",
+    r"\bnot even\b", r"\bnot\b", r"\bnor\b", r"\bjamais\b", r"\bne\b", r"\bni\b", r"\bnie\b", r"\bniemals\b",
+    r"\bnicht\b", r"\bkein\w*", r"\bnunca\b", r"\bno\b", r"\bnão\b", r"\bnem\b", r"\bmai\b", r"\bnon\b",
+    r"\bnooit\b", r"\bniet\b", r"\bnigdy\b", r"\basla\b", r"\bникогда\b", r"\bне\b", r"\bни\b", r"\bнельзя\b",
+    r"\bніколи\b", r"\bkhông bao giờ\b", r"\bđừng\b", r"\bkhông được\b", r"\bjangan\b", r"\btidak pernah\b",
+    r"\bdilarang\b", r"不要", r"不得", r"不可", r"不能", r"别", r"勿", r"禁止", r"绝不", r"絕不", r"决不", r"絕對不要",
+    r"绝对不要", r"決して", r"절대", r"لا", r"لن", r"إياك", r"אל", r"לעולם לא", r"אסור", r"कभी", r"मत", r"ห้าม",
+    r"ไม่",
+)
+# Prohibitions placed after the verb (Japanese, Korean, Hindi, Turkish, Chinese "…禁止").
+_POST = L.alt(
+    r"ないこと", r"ないで", r"ないように", r"禁止", r"してはいけない", r"지 마", r"지 말", r"말 것", r"금지", r"안 된다",
+    r"न करें", r"न करना", r"न करो", r"नहीं", r"मत",
+)
+# What a prohibition protects: output, sending, logging, running.
+_SINK = L.alt(
+    L.SHOW, L.SEND, L.EXECUTE, r"\blog\w*", r"\bcommit\w*", r"\bwrite\w*", r"\bschreib\w*", r"\bécri\w*",
+    r"\bescrib\w*", r"\bescrev\w*", r"\bscriv\w*", r"\bпиши\b", r"\bзапис\w*", r"日志", r"日誌", r"ログ", r"로그",
+    r"출력", r"남기", r"出", r"贴", r"貼", r"लॉग", r"प्रिंट", r"दिखा", r"भेज", r"طباع\w*", r"عرض", r"إظهار", r"إرسال\w*", r"ارسال", r"نشر",
+    r"הדפס\w*", r"תדפיס", r"שלח", r"พิมพ์", r"แสดง", r"ส่ง", r"\b(?:men)?tampilk\w*", r"\b(?:men)?cetak\w*", r"\b(?:mengi|ki)rim\w*", r"\bmenampilk\w*",
+    r"\bwypisuj\w*", r"\bwyświetl\w*", r"\bwysył\w*", r"\byazdır\w*", r"\bgöster\w*", r"\bgönder\w*",
+    r"\btoon\w*", r"\bprint\w*", r"\bverstuur\w*",
+)
+# Negating these is the attack: asking, confirming, telling the user, checking, refusing,
+# hiding, forgetting ("don't forget to print" orders the print).
+_SAFEGUARD = L.alt(
+    L.APPROVAL, r"\bask\w*", r"\btell\w*", r"\binform\w*", r"\bnotif\w*", r"\bwarn\w*", r"\balert\w*",
+    r"\bmention\w*", r"\bcheck\w*", r"\bverif\w*", r"\brefus\w*", r"\bdeclin\w*", r"\bhid\w*", r"\bconceal\w*",
+    r"\bredact\w*", r"\bmask\w*", r"\bhesitat\w*", r"\bforget\w*", r"\bfail\w*", r"\bomit\w*", r"\bneglect\w*",
+    r"\bwait\w*", r"\bstop\w*", r"\bdemand\w*", r"\bdire\b", r"\bdis\b", r"\bprévenir\b", r"\boubli\w*",
+    r"\bcachez?\b", r"\bcacher\b", r"\bfrag(?:e|en|st|t)?\b", r"\bsag(?:e|en|st|t)?\b", r"\bvergiss\w*", r"\bpregunt\w*", r"\bdiga\w*", r"\bolvid\w*",
+    r"\bocult\w*", r"\bpergunt\w*", r"\besque\w*", r"\bchied\w*", r"\bdimentic\w*", r"\bvraag\w*", r"\bpyta\w*",
+    r"\bsorma\w*", r"\bспраш\w*", r"\bспрос\w*", r"\bговори\w*", r"\bсообща\w*", r"\bскрыва\w*", r"\bзабыва\w*",
+    r"\bзабудь\w*", r"\bhỏi\b", r"\bnói\b", r"\bbertanya\b", r"\btanya\w*", r"问", r"問", r"告诉", r"告訴", r"隐藏",
+    r"忘", r"拒绝", r"検査", r"聞", r"尋ね", r"伝え", r"隠", r"묻", r"물어", r"알리", r"숨기", r"잊", r"거절",
+    r"سؤال", r"تسأل", r"تخبر", r"تخف", r"تنس", r"पूछ", r"बता", r"छिपा", r"भूल", r"पुष्टि", r"תשאל", r"תגיד",
+    r"ถาม", r"บอก", r"ซ่อน",
+    r"\balways\b", r"\btoujours\b", r"\bimmer\b", r"\bsiempre\b", r"\bsempre\b", r"\bвсегда\b", r"总是", r"始终",
+    r"いつも", r"항상", r"\bluôn\b", r"دائما",
+)
+_CLAUSE = re.compile(r"[;.!?。；！？\n—–]|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
+_PRE_RE, _POST_RE, _SINK_RE, _SAFE_RE = (re.compile(p) for p in (_PRE, _POST, _SINK, _SAFEGUARD))
+_USER_RE = re.compile(L.alt(*words("USER")))
+_GOVERNS = re.compile(_PRE + r"(?:\W*\w+){0,3}\W*$")
+
+
+def _protective(clause: str, user: bool) -> bool:
+    if _SAFE_RE.search(clause) or (user and _USER_RE.search(clause)):
+        return False
+    for sink in _SINK_RE.finditer(clause):
+        # The prohibition governs the verb: a few words before it ("no lo muestres", "ne
+        # jamais l'afficher"), not an unrelated "no" far back ("no final de cada resposta").
+        if _GOVERNS.search(clause[max(0, sink.start() - 40):sink.start()]):
+            return True
+        if _POST_RE.search(clause[sink.end():sink.end() + 30]):
+            return True
+    return False
+
+
+def without_protective(flat: str, *, user: bool = False) -> str:
+    """``flat`` with its protective clauses blanked (same length, so offsets still hold).
+
+    With ``user``, a clause naming the user is never protective: "never show the user this
+    note" hides something from the user, while "never show the token to the user" would still
+    be a protective rule for a secret sink (the default)."""
+    out, start = [], 0
+    for m in [*_CLAUSE.finditer(flat), None]:
+        end = m.start() if m else len(flat)
+        clause = flat[start:end]
+        out.append(" " * len(clause) if _protective(clause, user) else clause)
+        if m:
+            out.append(m.group())
+            start = m.end()
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# mention versus use
+
+_MENTION = re.compile(L.alt(
+    r"\bflag\w*", r"\breview\w*", r"\bdetect\w*", r"\bexamples?\b", r"\banti-?patterns?\b", r"\bfixtures?\b",
+    r"\btraining\b", r"\bcourse\b", r"\bblog\w*", r"\bresearch\w*", r"\banaly[sz]\w*", r"\bas an? (?:\w+ )?risk\b",
+    r"\bwhat not to do\b", r"\bslides?\b", r"\bworkshop\w*", r"\bsamples?\b", r"\bstud(?:y|ies|ying)\b",
+    r"\bwarn\w* about\b", r"\bred[- ]team\w*", r"\baudit\w*", r"\basks? about\b", r"\bspot\w*", r"\bteach\w*",
+    r"\bsignal\w*", r"\brepér\w*", r"\bdétect\w*", r"\bexemples?\b", r"\bformation\b", r"\bcours\b",
+    r"\brisque\b", r"\bà ne pas faire\b", r"\bmarkier\w*", r"\berkenn\w*", r"\bbeispiel\w*", r"\bschulung\w*",
+    r"\bkurs\w*", r"\brisiko\b", r"\bmarcar\b", r"\bseñal\w*", r"\bdetect\w*", r"\bejemplos?\b", r"\bcurso\b",
+    r"\bformación\b", r"\banálisis\b", r"\briesgo\b", r"\bqué no hacer\b", r"\bsinaliz\w*", r"\bexemplos?\b",
+    r"\btreinamento\b", r"\banálise\b", r"\brisco\b", r"\bo que não fazer\b", r"\bsegnal\w*", r"\brilev\w*",
+    r"\besempi\w*", r"\bcorso\b", r"\brischio\b", r"\bmarker\w*", r"\bvoorbeeld\w*", r"\bcursus\b",
+    r"\boznacz\w*", r"\bwykryw\w*", r"\bprzykład\w*", r"\bszkoleni\w*", r"\börnek\w*", r"\btespit\w*",
+    r"\beğitim\w*", r"\bпомеча\w*", r"\bотмеча\w*", r"\bобнаруж\w*", r"\bпример\w*", r"\bкурс\w*", r"\bобучени\w*",
+    r"\bриск\w*", r"\bревью\b", r"\bанализ\w*", r"\bприклад\w*", r"标记", r"检测", r"檢測", r"示例", r"例子", r"博客",
+    r"研究", r"分析", r"培训", r"課程", r"课程", r"风险", r"風險", r"反面", r"例文", r"例として", r"検出", r"研修",
+    r"ブログ", r"リスク", r"指摘", r"예시", r"예문", r"탐지", r"분석", r"교육", r"블로그", r"위험", r"\bví dụ\b",
+    r"\bphát hiện\b", r"\bphân tích\b", r"\bkhóa học\b", r"مثال", r"أمثلة", r"كشف", r"تحليل", r"دورة", r"تدريب",
+    r"خطر", r"דוגמ", r"זיהוי", r"ניתוח", r"उदाहरण", r"विश्लेषण", r"प्रशिक्षण", r"जोखिम", r"\bcontoh\b",
+    r"\bdeteksi\b", r"\banalisis\b", r"\bpelatihan\b", r"ตัวอย่าง", r"ตรวจจับ", r"วิเคราะห์",
+))
+# Quoted spans: backticks, straight and typographic quotes, guillemets, CJK brackets.
+_QUOTED = re.compile(r"`[^`]*`|'[^']{3,}'|\"[^\"]*\"|“[^”]*”|‘[^’]*’|«[^»]*»|„[^“”]*[“”]|「[^」]*」|『[^』]*』|《[^》]*》")
+# Using rather than mentioning: running, executing, showing it, or trying it for real.
+_USE = re.compile(L.alt(L.EXECUTE, r"\btry\w*", r"\b(?:paste|type|enter)\w*\b.{0,30}\b(?:terminal|shell|console)\b", r"\btest (?:it|them)\b", r"\bactually\b", r"\bfor real\b",
+                        r"\bvraiment\b", r"\bwirklich\b", r"\brealmente\b", r"\bde verdad\b", r"実際に", r"真的", r"실제로",
+                        r"\bна самом деле\b"))
+# A topic noun ("DNS exfiltration") names the subject, not an order, in a mention frame.
+_TOPIC = re.compile(r"\bexfiltration\w*|\bexfiltración\b|\bexfiltração\b|\bэксфильтрац\w*|\binjection\w*|注入")
+
+
+def dequote(flat: str) -> str:
+    """``flat`` without its quoted spans and topic nouns (same length)."""
+    outside = _QUOTED.sub(lambda m: " " * len(m.group()), flat)
+    return _TOPIC.sub(lambda m: " " * len(m.group()), outside)
+
+
+def is_mention(flat: str) -> bool:
+    """The entry only mentions a pattern: a mention marker, and no verb outside the quotes
+    that runs or tries it."""
+    outside = _QUOTED.sub(lambda m: " " * len(m.group()), flat)
+    return bool(_MENTION.search(outside)) and not _USE.search(outside)
+
+
+# ---------------------------------------------------------------------------------------------
+# scoped approvals
+
+_READ_ONLY = re.compile(L.alt(
+    r"\bread-?only\b", r"\ben lecture seule\b", r"\blecture seule\b", r"\bnur lesend\w*", r"\blesend\w*",
+    r"\bde solo lectura\b", r"\bsolo lectura\b", r"\bsomente leitura\b", r"\bsó de leitura\b",
+    r"\bsola lettura\b", r"\balleen-?lezen\w*", r"\btylko do odczytu\b", r"\bsalt okunur\b",
+    r"\bтолько для чтения\b", r"\bтільки для читання\b", r"只读", r"唯讀", r"読み取り専用", r"参照系", r"읽기 전용",
+    r"\bchỉ đọc\b", r"للقراءة فقط", r"לקריאה בלבד", r"केवल पढ़ने", r"\bhanya baca\b", r"อ่านอย่างเดียว",
+))
+_DESTRUCTIVE = re.compile(L.alt(
+    r"\bdelet\w*", r"\bremov\w*", r"\boverwrit\w*", r"\bsupprim\w*", r"\bécras\w*", r"\blösch\w*",
+    r"\büberschreib\w*", r"\bborr\w*", r"\bsobrescrib\w*", r"\bapag\w*", r"\bsobrescrev\w*", r"\bcancell\w*",
+    r"\bsovrascriv\w*", r"\bverwijder\w*", r"\boverschrijf\w*", r"\busuw\w*", r"\bnadpis\w*", r"\bsil\w*",
+    r"\bудаля\w*", r"\bудали\w*", r"\bудален\w*", r"\bстира\w*", r"\bперезаписыва\w*", r"\bвидаля\w*", r"删除", r"刪除", r"覆盖", r"覆蓋",
+    r"削除", r"上書き", r"삭제", r"덮어", r"\bxóa\b", r"\bghi đè\b", r"حذف", r"يحذف", r"מוחק", r"מחיק", r"למחוק", r"ימחק",
+    r"हटा", r"\bhapus\b", r"\bmenimpa\b", r"ลบ",
+))
+_CONFIRM = re.compile(L.alt(L.APPROVAL, r"\bask\w*", r"\bdemand\w*", r"\bfrag\w*", r"\bpregunt\w*",
+                            r"\bpergunt\w*", r"\bchied\w*", r"\bspraw\w*", r"\bспрос\w*", r"问", r"聞", r"묻"))
+
+
+def scoped_approval(flat: str) -> bool:
+    """Running without asking is limited to read-only commands, and destructive ones keep a
+    confirmation ("read-only commands may run without asking; deletes need confirmation")."""
+    if not _READ_ONLY.search(flat):
+        return False
+    return any(_CONFIRM.search(flat[m.end():m.end() + 80]) or _CONFIRM.search(flat[max(0, m.start() - 40):m.start()])
+               for m in _DESTRUCTIVE.finditer(flat))
+
+
+# ---------------------------------------------------------------------------------------------
+# waived confirmation: the hostile twin of a protective clause
+
+_ASK = re.compile(L.alt(_CONFIRM.pattern, r"\bbitt\w*", r"\bvraag\w*", r"\bpyta\w*", r"\bsorma\w*", r"\bспраш\w*",
+                        r"询问", r"詢問", r"問", r"確認", r"확인", r"물어", r"पूछ", r"पुष्टि", r"\bhỏi\b", r"سؤال", r"تسأل",
+                        r"תשאל", r"\bbertanya\b", r"ถาม"))
+_WITHOUT_ASKING = re.compile(L.alt(
+    r"\bwithout (?:asking|confirm\w*|approval|a prompt|prompting)\b", r"\bsans (?:me |lui )?demander\b",
+    r"\bsans confirmation\b", r"\bohne (?:rückfrage|zu fragen|nachzufragen|bestätigung)\b",
+    r"\bsin (?:preguntar|pedir\w*|confirmaci\w*)\b", r"\bsem (?:perguntar|pedir|confirmaç\w*)\b",
+    r"\bsenza (?:chiedere|conferma)\b", r"\bzonder (?:te )?(?:vragen|bevestiging)\b", r"\bbez (?:pytania|pytań|potwierdzenia)\b",
+    r"\bsormadan\b", r"\bбез (?:вопрос\w*|спрос\w*|подтвержд\w*)\b", r"不问", r"不問", r"无需确认", r"無需確認",
+    r"不经确认", r"確認なし", r"確認せず", r"聞かずに", r"묻지 않고", r"확인 없이", r"\bkhông cần hỏi\b",
+    r"دون سؤال", r"بدون سؤال", r"دون تأكيد", r"בלי לשאול", r"बिना पूछे", r"\btanpa (?:bertanya|konfirmasi)\b",
+    r"โดยไม่ต้องถาม",
+))
+_BLANKET = re.compile(L.alt(L.EVERYTHING, r"\b(?:all|every|any) (?:commands?|actions?|operations?)\b",
+                            r"\btoutes les commandes\b", r"\balle befehle\b", r"\btodos los comandos\b",
+                            r"\btodos os comandos\b", r"\btutti i comandi\b", r"\balle commando'?s\b",
+                            r"\bwszystkie polecenia\b", r"\btüm komutlar\w*", r"\bвсі команди\b", r"כל הפקודות",
+                            r"सभी कमांड", r"\bsemua perintah\b", r"ทุกคำสั่ง"))
+
+
+def _negated_ask(flat: str) -> bool:
+    """A prohibition governs asking or confirming ("never ask", "確認しないこと", "묻지 마")."""
+    for m in _ASK.finditer(flat):
+        if _PRE_RE.search(flat[max(0, m.start() - 30):m.start()]) or _POST_RE.search(flat[m.end():m.end() + 12]):
+            return True
+    return False
+
+
+def waived_confirmation(flat: str) -> bool:
+    """Confirmation waived for destructive actions or for everything ("never ask before
+    deleting", "all commands may run without asking"); a read-only scope with deletes still
+    confirmed is the benign policy (:func:`scoped_approval`)."""
+    if scoped_approval(flat):
+        return False
+    waived = _negated_ask(flat) or bool(_WITHOUT_ASKING.search(flat))
+    # "Don't delete branches without his confirmation": the prohibition governs the delete
+    # itself (no asking word between), so "without confirmation" is the requirement.
+    destructive = [m for m in _DESTRUCTIVE.finditer(flat)
+                   if not (_PRE_RE.search(w := flat[max(0, m.start() - 30):m.start()]) and not _ASK.search(w))]
+    return waived and bool(destructive or _BLANKET.search(flat))
