@@ -149,10 +149,20 @@ async def raise_for_status(response: httpx.Response, provider: str) -> None:
         raise error_from_status(response.status_code, body, response.headers, provider)
     ctype = response.headers.get("content-type", "")
     if "text/event-stream" not in ctype:
-        body = (await response.aread()).decode("utf-8", "replace")[:300]
-        raise TransientError(
-            f"{provider}: expected an event stream, got {ctype or 'no content type'}: {body}",
-            status=response.status_code, provider=provider,
+        # A success status with no stream is the server's settled answer (a proxy's page, an
+        # endpoint that ignores "stream", an error object sent with 200): the same request
+        # gets the same reply, so it is not retried; an error object keeps its own meaning.
+        body = (await response.aread()).decode("utf-8", "replace")
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            payload = None
+        if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
+            raise error_from_stream(payload, provider)
+        raise RequestError(
+            f"{provider}: expected an event stream, got {ctype or 'no content type'} with HTTP "
+            f"{response.status_code}: {body[:300]} (is the base URL an API endpoint that streams?)",
+            status=response.status_code, provider=provider, body=body[:2000],
         )
 
 

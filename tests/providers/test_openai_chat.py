@@ -261,10 +261,21 @@ async def test_connection_refused_is_transient():
         await collect(p, request())
 
 
-async def test_non_stream_response_is_an_error(model_server):
-    model_server.push(Fault.raw(b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 5\r\n\r\nhello"))
-    with pytest.raises(TransientError, match="expected an event stream"):
-        await collect(provider(model_server), request())
+async def test_non_stream_response_is_an_error_and_not_retried(model_server):
+    model_server.push(Fault.raw(b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 5\r\n\r\nhello"),
+                      Reply(text="never reached"))
+    with pytest.raises(RequestError, match="expected an event stream, got text/html with HTTP 200: hello"):
+        await collect(failover(provider(model_server)), request())
+    assert model_server.count(CHAT) == 1
+
+
+async def test_error_object_sent_with_200_keeps_its_meaning(model_server):
+    body = b'{"error": {"type": "invalid_request_error", "message": "model gpt-x does not exist"}}'
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(body)
+    model_server.push(Fault.raw(head + body), Reply(text="never reached"))
+    with pytest.raises(RequestError, match="model gpt-x does not exist"):
+        await collect(failover(provider(model_server)), request())
+    assert model_server.count(CHAT) == 1
 
 
 # -- rotation, tokens, auth ------------------------------------------------------------------

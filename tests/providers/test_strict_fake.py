@@ -55,9 +55,10 @@ async def test_anthropic_without_stream_gets_json_and_fails(model_server, monkey
     p = anthropic(model_server)
     _without_stream(p, monkeypatch)
     model_server.push(Reply(text="whole"))
-    with pytest.raises(TransientError, match="expected an event stream, got application/json"):
-        await collect(p, request(CLAUDE))
+    with pytest.raises(RequestError, match="expected an event stream, got application/json"):
+        await collect(failover(p), request(CLAUDE))
     assert model_server.posts()[0].json.get("stream") is None
+    assert model_server.count("/v1/messages") == 1  # the same request gets the same reply: not retried
 
 
 async def test_openai_without_stream_is_refused_for_its_stream_options(model_server, monkeypatch):
