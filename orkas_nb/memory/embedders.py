@@ -68,6 +68,7 @@ class HttpEmbedder:
         self.dimensions = dimensions
         self.id = f"http:{self.base_url}:{model}" + (f":{dimensions}" if dimensions else "")
         self._transport = transport
+        self._own: Any = None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         import httpx
@@ -75,26 +76,33 @@ class HttpEmbedder:
 
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         out: list[list[float]] = []
-        with httpx.Client(timeout=self.timeout, transport=self._transport) as client:
-            for start in range(0, len(texts), self.batch_size):
-                batch = list(texts[start : start + self.batch_size])
-                body: dict[str, Any] = {"model": self.model, "input": batch}
-                if self.dimensions:
-                    body["dimensions"] = self.dimensions
-                try:
-                    response = client.post(
-                        f"{self.base_url}/embeddings", json=body, headers=headers
-                    )
-                except httpx.HTTPError as exc:
-                    raise EmbeddingError(f"embedding server unreachable: {exc}") from exc
-                if response.status_code != 200:
-                    raise EmbeddingError(
-                        f"embedding server answered {response.status_code}: {response.text[:300]}"
-                    )
-                out.extend(self._vectors(response, len(batch)))
+        client = self._client()
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start : start + self.batch_size])
+            body: dict[str, Any] = {"model": self.model, "input": batch}
+            if self.dimensions:
+                body["dimensions"] = self.dimensions
+            try:
+                response = client.post(f"{self.base_url}/embeddings", json=body, headers=headers)
+            except httpx.HTTPError as exc:
+                raise EmbeddingError(f"embedding server unreachable: {exc}") from exc
+            if response.status_code != 200:
+                raise EmbeddingError(
+                    f"embedding server answered {response.status_code}: {response.text[:300]}"
+                )
+            out.extend(self._vectors(response, len(batch)))
         if not out:
             return np.zeros((0, 0), dtype=np.float32)
         return _unit(np.asarray(out, dtype=np.float32))
+
+    def _client(self) -> Any:
+        if self._transport is None:
+            return _shared_client(self.timeout)
+        if self._own is None:  # a caller's transport (tests, a proxy) is this embedder's alone
+            import httpx
+
+            self._own = httpx.Client(timeout=self.timeout, transport=self._transport)
+        return self._own
 
     @staticmethod
     def _vectors(response: Any, expected: int) -> list[list[float]]:
@@ -106,6 +114,29 @@ class HttpEmbedder:
         if len(vectors) != expected:
             raise EmbeddingError(f"asked for {expected} embeddings, got {len(vectors)}")
         return vectors
+
+
+_CLIENTS: dict[tuple[Any, ...], Any] = {}
+_CLIENTS_LOCK = threading.Lock()
+_CLIENT_ENV = ("SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+               "http_proxy", "https_proxy", "all_proxy", "no_proxy")
+
+
+def _shared_client(timeout: float) -> Any:
+    """The process's sync client for this timeout and environment. A client per call loaded the
+    CA bundle into a new SSL context (~25 ms of CPU) and opened a new connection (a TLS
+    handshake) for every search of the knowledge base; httpx clients are safe to share between
+    threads. The environment httpx reads (proxies, CA bundle) is part of the key."""
+    import httpx
+
+    key = (timeout, *(os.environ.get(k) for k in _CLIENT_ENV))
+    client = _CLIENTS.get(key)
+    if client is None or client.is_closed:
+        with _CLIENTS_LOCK:
+            client = _CLIENTS.get(key)
+            if client is None or client.is_closed:
+                client = _CLIENTS[key] = httpx.Client(timeout=timeout)
+    return client
 
 
 def _unit(matrix: np.ndarray) -> np.ndarray:

@@ -203,3 +203,13 @@ def test_a_base_built_with_a_server_gets_it_back_in_a_new_process(
     assert fallback.embedder is None and fallback.search("hello")[0].path == "a.txt"
     fallback.close()
     memory._OPEN.clear()
+
+
+def test_http_embedders_share_one_client_per_settings(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A client per call cost a new SSL context and a new connection on every knowledge-base search.
+    monkeypatch.delenv("HTTPS_PROXY", raising=False)
+    shared = HttpEmbedder("m", base_url="http://127.0.0.1:9/v1")._client()
+    assert HttpEmbedder("n")._client() is shared
+    assert HttpEmbedder("m", timeout=5)._client() is not shared
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")  # httpx reads it when it builds a client
+    assert HttpEmbedder("m")._client() is not shared
