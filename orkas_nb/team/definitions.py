@@ -111,8 +111,9 @@ def _definition_files(folder: Path) -> list[Path]:
         return []
     except OSError:
         return [folder]  # reported by _load_one as unreadable
-    return [p for p in entries if p.suffix.lower() == ".md" and not p.name.startswith(".")
-            and (p.is_file() or p.is_symlink())]
+    # Every *.md entry, files or not: a folder or a dangling link by that name is reported
+    # as unreadable rather than ignored.
+    return [p for p in entries if p.suffix.lower() == ".md" and not p.name.startswith(".")]
 
 
 def _load_one(path: Path, scope: Scope, known_tools: Collection[str], check_model: ModelCheck | None,

@@ -233,7 +233,7 @@ def _skill_folders(root: SkillRoot, problems: list[Problem]) -> list[Path]:
     for entry in entries:
         if entry.name.startswith(".") or entry.name in _SKIP_DIRS or not entry.is_dir():
             continue
-        if (entry / SKILL_FILE).exists() or (entry / "skill.md").exists():
+        if os.path.lexists(entry / SKILL_FILE) or os.path.lexists(entry / "skill.md"):
             out.append(entry)
     return out
 
@@ -242,7 +242,7 @@ def read_skill(folder: Path, root: SkillRoot) -> tuple[Skill | None, list[Proble
     """Parse one skill folder leniently (see the module doc): the skill, or None when it cannot
     be used, and the problems, each naming the file and the field."""
     location = folder / SKILL_FILE
-    if not location.exists() and (folder / "skill.md").exists():
+    if not os.path.lexists(location) and os.path.lexists(folder / "skill.md"):
         location = folder / "skill.md"
     problems: list[Problem] = []
     warnings: list[str] = []
