@@ -146,7 +146,9 @@ def _load_one(path: Path, scope: Scope, known_tools: Collection[str], check_mode
     model = fields.get("model")
     if model is not None:
         ok &= _check_model(model, check_model, problem)
-    tools = _names(fields.get("tools", DEFAULT_AGENT_TOOLS), "tools", problem)
+    # The defaults the host lacks are dropped quietly: only a list the file wrote is checked.
+    default = [t for t in DEFAULT_AGENT_TOOLS if t in known_tools]
+    tools = _names(fields.get("tools", default), "tools", problem)
     if tools is None:
         ok = False
     else:

@@ -106,26 +106,31 @@ def skill_catalog(skills: Sequence[Skill], budget_chars: int = DEFAULT_CATALOG_C
     full = head + "".join(entries) + tail
     if len(full) <= budget_chars:
         return SkillCatalog(full, [])
-    kept = 0
-    for n in range(len(entries), -1, -1):
-        cut = [s.name for s in skills[n:]]
-        text = head + "".join(entries[:n]) + tail + _cut_notice(cut, budget_chars // 4)
-        if len(text) <= budget_chars or n == 0:
-            kept = n
-            break
-    cut = [s.name for s in skills[kept:]]
-    return SkillCatalog(head + "".join(entries[:kept]) + tail + _cut_notice(cut, budget_chars // 4), cut)
+    names = [s.name for s in skills]
+    for n in range(len(entries) - 1, -1, -1):
+        listing = head + "".join(entries[:n]) + tail if n else _INTRO
+        cut = names[n:]
+        room = budget_chars - len(listing) - len(_cut_notice(cut, [])) - 24  # 24: ": ", " and N more"
+        # Naming the cut skills is worth a fifth of the budget: one more entry is not.
+        wanted = min(budget_chars // 5, sum(len(c) + 2 for c in cut))
+        if room >= wanted or n == 0:  # n == 0 may still overflow a budget below the bare notice
+            return SkillCatalog(_with_notice(listing, cut, room), cut)
+    raise AssertionError("unreachable")
 
 
-def _cut_notice(cut: list[str], room: int) -> str:
+def _with_notice(listing: str, cut: list[str], room: int) -> str:
     shown: list[str] = []
     for name in cut:
         if sum(len(n) + 2 for n in shown) + len(name) > room:
             break
         shown.append(name)
+    return listing + _cut_notice(cut, shown)
+
+
+def _cut_notice(cut: list[str], shown: list[str]) -> str:
     more = len(cut) - len(shown)
-    names = ", ".join(shown) + (f" and {more} more" if more else "")
-    return (f"{len(cut)} more skill(s) did not fit in this list: {names}. Every available skill "
+    names = (": " + ", ".join(shown) + (f" and {more} more" if more else "")) if shown else ""
+    return (f"{len(cut)} more skill(s) did not fit in this list{names}. Every available skill "
             "is a value of the `skill` tool's `name` parameter; call it with one to read it.\n")
 
 
