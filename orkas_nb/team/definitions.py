@@ -181,7 +181,7 @@ def _check_model(model: object, check: ModelCheck | None,
         return True
     try:
         verdict = check(model)
-    except Exception as exc:  # the check's own message is the clearest one
+    except Exception as exc:  # noqa: BLE001 - the check's own message is the clearest one
         problem("model", f"unknown model {model!r}: {exc}")
         return False
     if verdict is False:

@@ -176,7 +176,7 @@ def entry_point_roots(group: str = ENTRY_POINT_GROUP) -> tuple[list[SkillRoot], 
                 value = value()
             items = value if isinstance(value, (list, tuple)) else [value]
             paths = [_entry_point_path(v) for v in items]
-        except Exception as exc:  # a broken plugin must not stop discovery
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop discovery
             problems.append(Problem(path=where, field=group, message=f"failed to load: {exc!r}"))
             continue
         for path in paths:

@@ -25,8 +25,8 @@ from orkas_nb.team.skills import SkillRoot, discover_skills
 from orkas_nb.testing import ScriptedModel, call, reply
 
 BODY = "# Checklist\n\nAlways end the report with the line DONE-MARKER-7731.\nQuote every figure."
-WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november "
-         "oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu ").split()
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+         "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango"]
 
 
 def page(n: int, chars: int = 1800) -> str:
@@ -112,7 +112,7 @@ async def test_a_loaded_skill_survives_every_compaction_verbatim(tmp_path: Path)
 
 
 async def test_without_the_pin_the_skill_text_is_summarised_away(tmp_path: Path) -> None:
-    events, m, runner = await run(tmp_path, pinned=False)
+    events, m, _runner = await run(tmp_path, pinned=False)
     assert sum(isinstance(e, Compaction) for e in events) >= 2
     later = requests_after_first_compaction(m)
     assert later and not any(carries_body(r) for r in later)
@@ -129,7 +129,7 @@ def test_pinned_results_keep_the_latest_per_arguments_and_skip_what_the_tail_hol
     b1, rb = _call("2", "skill", name="b")
     a2, r2 = _call("3", "skill", name="a")
     f1, rf = _call("4", "fetch", step=1)
-    c1, rc = _call("5", "skill", name="c")
+    c1, _rc = _call("5", "skill", name="c")
     failed = ToolResultMessage(tool_call_id="5", name="skill", status="error",
                                content=[TextBlock(text="no")])
     head: list[Message] = [user_message("go"), a1, r1, b1, rb, a2, r2, f1, rf, c1, failed]
