@@ -25,12 +25,18 @@ summary written by the model:
 - No-gain guard: when the tail that must be kept already fills the budget, no summary call is
   made; a ``warning`` event says why.
 
+- Pinned results: a tool with ``pinned_output = True`` (the ``skill`` tool: loaded
+  instructions are durable guidance) has its successful results in the head carried verbatim
+  into the summary message, one text block each after the summary, the latest per call
+  arguments, and carried again by later compactions. They count against the budget like the tail.
+
 A context-overflow error from the provider triggers ``on_overflow``: the same compaction,
 forced (whatever the estimate says) with a smaller tail; the runner then retries once.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -75,6 +81,7 @@ the user; no preamble."""
 
 VERBATIM = "\n\nThe user's request for the current turn, verbatim:\n"
 SUMMARY_HEADER = "[Summary of the earlier part of this conversation, written when it was compacted]"
+PINNED_HEADER = "[Kept verbatim through compaction: the result of "
 
 
 @dataclass
@@ -126,6 +133,40 @@ def choose_cut(messages: Sequence[Message], sizes: Sequence[int], keep_budget: i
         if not isinstance(messages[i], ToolResultMessage):
             best = i
     return best
+
+
+def pinned_results(head: Sequence[Message], tail: Sequence[Message], pinned: set[str]) -> list[str]:
+    """The text blocks a compaction of ``head`` must carry: each successful result of a pinned
+    tool (and each block an earlier compaction carried), the latest per tool and arguments,
+    oldest first, leaving out those the ``tail`` still holds."""
+    if not pinned:
+        return []
+
+    def header(m: ToolResultMessage, calls: dict[str, ToolCallBlock]) -> str:
+        call = calls.get(m.tool_call_id)
+        args = json.dumps(call.arguments if call else {}, sort_keys=True, ensure_ascii=False)
+        return f"{PINNED_HEADER}{m.name} {args}]"
+
+    def calls_of(messages: Sequence[Message]) -> dict[str, ToolCallBlock]:
+        return {b.id: b for m in messages if isinstance(m, AssistantMessage) for b in m.tool_calls}
+
+    kept: dict[str, str] = {}
+    head_calls = calls_of(head)
+    for m in head:
+        if isinstance(m, UserMessage) and m.origin == "summary":
+            for b in m.content:
+                if isinstance(b, TextBlock) and b.text.startswith(PINNED_HEADER):
+                    key = b.text.split("\n", 1)[0]
+                    kept.pop(key, None)
+                    kept[key] = b.text
+        elif isinstance(m, ToolResultMessage) and m.name in pinned and m.status == "ok":
+            key = header(m, head_calls)
+            kept.pop(key, None)
+            kept[key] = f"{key}\n{m.text}"
+    tail_calls = calls_of(tail)
+    in_tail = {header(m, tail_calls) for m in tail
+               if isinstance(m, ToolResultMessage) and m.name in pinned and m.status == "ok"}
+    return [text for key, text in kept.items() if key not in in_tail]
 
 
 # -- the summariser's transcript ------------------------------------------------------------
@@ -292,8 +333,12 @@ class Compactor:
         keep_ratio = min(keep_ratio, self.config.threshold / 2)  # room left to grow after it
         cut = choose_cut(history, sizes, int(keep_ratio * window))
         limit = (window if forced else self.config.threshold * window) - fixed - self.summary_cap(window)
-        if cut == 0 or sum(sizes[cut:]) >= limit:
-            kept = sum(sizes[cut:])
+        tools = turn.requests.tools
+        pinned_names = {n for n in tools.names() if getattr(tools.get(n), "pinned_output", False)}
+        pinned = pinned_results(history[:cut], history[cut:], pinned_names) if cut else []
+        pinned_size = sum(math.ceil(scale * estimate_text(t)) for t in pinned)
+        if cut == 0 or sum(sizes[cut:]) + pinned_size >= limit:
+            kept = sum(sizes[cut:]) + pinned_size
             yield Warning(
                 code="compaction_no_gain",
                 message=(f"context is at ~{before} of {window} tokens, but the part that must be kept "
@@ -312,7 +357,8 @@ class Compactor:
         summary_message = UserMessage(
             origin="summary",
             content=[SummaryBlock(text=self._summary_text(summary, head, window),
-                                  replaced_messages=cut, tokens_before=before)],
+                                  replaced_messages=cut, tokens_before=before),
+                     *(TextBlock(text=t) for t in pinned)],
         )
         compacted = [summary_message, *tail]
         problems = pairing_problems(compacted)
@@ -332,9 +378,11 @@ class Compactor:
             if isinstance(m, UserMessage) and m.origin == "prompt" and m.text.strip():
                 request = m.text
                 break
-            if isinstance(m, UserMessage) and m.origin == "summary" and VERBATIM in m.text:
-                request = m.text.split(VERBATIM, 1)[1]  # carried from the previous compaction
-                break
+            if isinstance(m, UserMessage) and m.origin == "summary":
+                own = "".join(b.text for b in m.content if isinstance(b, SummaryBlock))  # not pinned blocks
+                if VERBATIM in own:
+                    request = own.split(VERBATIM, 1)[1]  # carried from the previous compaction
+                    break
         if request is not None:
             if estimate_text(request) > self.config.prompt_verbatim_ratio * window:
                 request = _clip(request, int(self.config.prompt_verbatim_ratio * window * 2))

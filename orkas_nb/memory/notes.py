@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
+from ..core.locations import config_dir
 from .guard import Verdict, scan
 from .models import Entry, EntrySource, JudgeMode, MemoryResult, MemorySettings
 
@@ -40,14 +41,6 @@ __all__ = ["CrossSessionMemory", "Entry", "EntrySource", "MemoryResult", "Memory
 
 Target = Literal["profile", "notes"]
 TARGETS: tuple[Target, ...] = ("profile", "notes")
-
-
-def config_dir() -> Path:
-    explicit = os.environ.get("ORKAS_CONFIG_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".config") / "orkas_nb"
 
 
 def _atomic_write(path: Path, data: str) -> None:
