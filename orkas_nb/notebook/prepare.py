@@ -214,21 +214,12 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
 
 def _cost_source(provider: Any) -> Any:
     """``(model, usage) -> USD or None`` at the catalog's list prices, with the overrides of the
-    provider's own catalog (under a retry or recording wrapper) when it has one. The views pass
-    the run's running total; it is priced response by response, since a long-prompt price tier
-    belongs to one request, not to the total."""
-    from ..providers.catalog import Catalog, RunningCost
+    provider's own catalog (wrappers hand back their inner provider's) when it has one. The
+    views pass the run's running total; it is priced response by response, since a long-prompt
+    price tier belongs to one request, not to the total."""
+    from ..providers.catalog import RunningCost, catalog_of
 
-    found = provider
-    for _ in range(4):  # RecordingProvider.inner -> FailoverProvider.candidates[0] -> the client
-        if isinstance(getattr(found, "catalog", None), Catalog):
-            break
-        candidates = getattr(found, "candidates", None)
-        found = candidates[0].provider if candidates else getattr(found, "inner", None)
-    catalog = getattr(found, "catalog", None)
-    if not isinstance(catalog, Catalog):
-        catalog = Catalog()
-    return RunningCost(catalog)
+    return RunningCost(catalog_of(provider))
 
 
 def _knowledge(state: Any) -> Any:
