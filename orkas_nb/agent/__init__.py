@@ -2,7 +2,7 @@
 
 ``Agent`` wires a provider, tools and a session around the harness; :mod:`.models` turns model
 strings into providers (:class:`ProviderPool`); :mod:`.assembly` chooses an agent's tools and
-knowledge base. Names load lazily, so a part
+knowledge base; :mod:`.factory` builds team members the same way. Names load lazily, so a part
 that needs only the pool or the knowledge base does not load the harness.
 """
 
@@ -20,6 +20,7 @@ _LAZY = {
     "assemble_tools": ".assembly",
     "knowledge_base": ".assembly",
     "workspace_knowledge": ".assembly",
+    "MemberFactory": ".factory",
 }
 
 __all__ = list(_LAZY)
@@ -27,6 +28,7 @@ __all__ = list(_LAZY)
 if TYPE_CHECKING:  # pragma: no cover
     from .agent import DEFAULT_SYSTEM_PROMPT, Agent  # noqa: F401
     from .assembly import assemble_tools, knowledge_base, workspace_knowledge  # noqa: F401
+    from .factory import MemberFactory  # noqa: F401
     from .models import ProviderPool, ResolvedModel, default_pool, provider_for  # noqa: F401
 
 

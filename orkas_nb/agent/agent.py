@@ -8,6 +8,7 @@ and runs turns through the harness's :class:`~orkas_nb.harness.runner.Runner`. I
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
@@ -25,11 +26,28 @@ from .models import ProviderPool, ResolvedModel, default_pool
 
 if TYPE_CHECKING:
     from ..providers.catalog import Catalog
+    from .factory import MemberFactory
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are orkas, an agent working in the user's folder ({workspace}).
 Use the tools to look before you answer; cite files by path. Keep answers short and exact.
 When a tool refuses or fails, read why and choose another way; never guess a file's content."""
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """What an agent was built from, so its team's members are built the same way."""
+
+    tools: tuple[Tool | Callable[..., Any], ...]
+    default_tools: bool
+    services: dict[str, Any] | None
+    allowed_paths: tuple[str | Path, ...]
+    approver: Callable[..., Any] | None
+    tool_settings: Any
+    memory: Any
+    knowledge: Any
+    kb_embedder: str | None
+    provider_options: dict[str, Any]
 
 
 class Agent:
@@ -76,6 +94,8 @@ class Agent:
         self._prompt = self._wire_memory(memory, knowledge, approver, kb_embedder)
         self.name = name
         self._abort: AbortSignal | None = None
+        self._parts = _Parts(tuple(tools), default_tools, services, tuple(allowed_paths), approver,
+                             tool_settings, memory, knowledge, kb_embedder, dict(provider_options))
         self.runner = Runner(
             provider,
             self.model,
@@ -171,6 +191,12 @@ class Agent:
         """Stop the running turn; the session is left valid."""
         if self._abort is not None:
             self._abort.abort(reason)
+
+    def member_factory(self) -> MemberFactory:
+        """The agent factory this agent's team builds its members with (SPEC §2, §11)."""
+        from .factory import MemberFactory
+
+        return MemberFactory(self)
 
     @property
     def catalog(self) -> Catalog | None:
