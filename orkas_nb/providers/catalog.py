@@ -37,8 +37,8 @@ from pydantic import BaseModel, Field
 
 from ..core.messages import Usage
 
-__all__ = ["DEFAULT_MODELS", "PRICES_AS_OF", "Catalog", "catalog_of", "ModelInfo", "ModelOverride", "PriceTier",
-           "RunningCost", "cost_of"]
+__all__ = ["DEFAULT_MODELS", "PRICES_AS_OF", "Catalog", "ModelInfo", "ModelOverride", "PriceTier",
+           "RunningCost", "catalog_of", "cost_of"]
 
 #: When the built-in prices were last checked against the vendors' list prices.
 PRICES_AS_OF = "2026-11-30"

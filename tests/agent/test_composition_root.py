@@ -94,7 +94,7 @@ result = agent.run_sync("hi")
 print(json.dumps([result.text, _via, _registry_calls]))
 '''
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO,
-                         timeout=120, env={**_clean_env(), "PYTHONPATH": str(REPO)})
+                         timeout=120, env={**_clean_env(), "PYTHONPATH": str(REPO)}, check=False)
     assert out.returncode == 0, out.stderr
     text, via, reached = json.loads(out.stdout.strip().splitlines()[-1])
     assert text == "from the wire"
@@ -135,6 +135,7 @@ async def test_team_members_resolve_their_models_through_the_composition_root(
     parent = Agent("openai/gpt-4o-mini", workspace=tmp_path, pool=pool, default_tools=False,
                    api_key="sk-test", system_prompt="parent")
     assert spy["via"] == spy["registry"] == ["openai/gpt-4o-mini"]
+    assert isinstance(parent.member_factory(), MemberFactory)
     factory = RecordingFactory(parent.member_factory())
     spec = MemberSpec(name="reviewer", model="openai/gpt-4o", system_prompt="review", max_steps=3)
     # The member's own model goes through the one function (its key comes from the

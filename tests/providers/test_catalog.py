@@ -92,8 +92,8 @@ def test_wrappers_hand_back_the_catalog_of_the_provider_they_wrap(tmp_path) -> N
     from orkas_nb.providers.catalog import catalog_of
     from orkas_nb.providers.retry import FailoverProvider
 
-    options = dict(api_keys=["k1", "k2"], base_url="http://127.0.0.1:9/v1",
-                   models={"gpt-4o": {"output_price": 1.0}})
+    options = {"api_keys": ["k1", "k2"], "base_url": "http://127.0.0.1:9/v1",
+               "models": {"gpt-4o": {"output_price": 1.0}}}
     failover, model = resolve_model("openai/gpt-4o", **options)
     recording, _ = resolve_model("openai/gpt-4o", record=tmp_path / "c.jsonl", **options)
     assert isinstance(failover, FailoverProvider) and isinstance(recording, RecordingProvider)
