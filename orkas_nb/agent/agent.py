@@ -1,15 +1,16 @@
 """``orkas_nb.Agent``: the one object a script or a notebook needs.
 
-It resolves a model string to a provider (or takes a provider object), assembles the default
-workspace tools plus the caller's, opens the session, and runs turns through the harness's
-:class:`~orkas_nb.harness.runner.Runner`. It holds no logic of its own beyond that wiring.
+It resolves a model string to a provider through a :class:`~.models.ProviderPool` (or takes a
+provider object), assembles the default workspace tools plus the caller's, opens the session,
+and runs turns through the harness's :class:`~orkas_nb.harness.runner.Runner`. It holds no logic of its own beyond that wiring.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
 from ..core.errors import ConfigError
 from ..core.events import RunEvent, RunResult
@@ -20,6 +21,12 @@ from ..harness.runner import Runner
 from ..harness.session import InMemorySession, JsonlSession, Session, session_path
 from ..harness.tool_protocol import Tool, ToolRegistry
 from ..providers.base import LLMProvider
+from .assembly import assemble_tools, workspace_knowledge
+from .models import ProviderPool, ResolvedModel, default_pool
+
+if TYPE_CHECKING:
+    from ..providers.catalog import Catalog
+    from .factory import MemberFactory
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are orkas, an agent working in the user's folder ({workspace}).
@@ -27,15 +34,20 @@ Use the tools to look before you answer; cite files by path. Keep answers short 
 When a tool refuses or fails, read why and choose another way; never guess a file's content."""
 
 
-def resolve_provider(model: str | LLMProvider, **options: Any) -> tuple[LLMProvider, str]:
-    """A model string (``provider/model``) or a provider object → (provider, model name)."""
-    if not isinstance(model, str):
-        return model, options.get("model_name") or getattr(model, "default_model", "default")
-    try:
-        from ..providers.registry import resolve_model
-    except ImportError as exc:  # pragma: no cover - the registry ships with the package
-        raise ConfigError(f"cannot resolve model {model!r}: {exc}") from exc
-    return resolve_model(model, **options)
+@dataclass(frozen=True)
+class _Parts:
+    """What an agent was built from, so its team's members are built the same way."""
+
+    tools: tuple[Tool | Callable[..., Any], ...]
+    default_tools: bool
+    services: dict[str, Any] | None
+    allowed_paths: tuple[str | Path, ...]
+    approver: Callable[..., Any] | None
+    tool_settings: Any
+    memory: Any
+    knowledge: Any
+    kb_embedder: str | None
+    provider_options: dict[str, Any]
 
 
 class Agent:
@@ -59,31 +71,31 @@ class Agent:
         tool_settings: Any = None,
         memory: Any = None,
         knowledge: Any = None,
+        kb_embedder: str | None = None,
+        pool: ProviderPool | None = None,
         **provider_options: Any,
     ) -> None:
         self.workspace = Path(workspace).expanduser().resolve()
         if not self.workspace.is_dir():
             raise ConfigError(f"workspace {str(self.workspace)!r} is not a folder")
-        provider, resolved = resolve_provider(model, model_name=model_name, **provider_options)
-        self.provider = provider
-        self.model = model_name or resolved
+        # The pool is where a model string becomes a provider (see .models); ``model_name``
+        # names the model a provider object is asked for.
+        self.pool = pool if pool is not None else default_pool()
+        self.resolved: ResolvedModel = self.pool.resolve(model, model_name=model_name,
+                                                         **provider_options)
+        provider = self.provider = self.resolved.provider
+        self.model = self.resolved.model
         self.session = self._open_session(session)
-        self.tools = ToolRegistry()
-        if default_tools:
-            from ..tools import default_tools as make_defaults
-
-            for t in make_defaults(self.workspace, services=services, allowed_paths=allowed_paths,
-                                   approver=approver, settings=tool_settings):
-                self.tools.add(t)
-        for t in tools:
-            if getattr(t, "name", None) in self.tools and hasattr(t, "execute"):
-                self.tools.remove(t.name)  # the caller's tool replaces a default of that name
-            self.tools.add(t)
+        self.tools = ToolRegistry(assemble_tools(
+            self.workspace, services=services, allowed_paths=allowed_paths, approver=approver,
+            settings=tool_settings, extra=tools, workspace_tools=default_tools))
         template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
         self.system_prompt = template.replace("{workspace}", str(self.workspace))
-        self._prompt = self._wire_memory(memory, knowledge, approver)
+        self._prompt = self._wire_memory(memory, knowledge, approver, kb_embedder)
         self.name = name
         self._abort: AbortSignal | None = None
+        self._parts = _Parts(tuple(tools), default_tools, services, tuple(allowed_paths), approver,
+                             tool_settings, memory, knowledge, kb_embedder, dict(provider_options))
         self.runner = Runner(
             provider,
             self.model,
@@ -96,20 +108,19 @@ class Agent:
             services=services,
         )
 
-    def _wire_memory(self, memory: Any, knowledge: Any, approver: Any = None) -> Any:
+    def _wire_memory(self, memory: Any, knowledge: Any, approver: Any = None,
+                     kb_embedder: str | None = None) -> Any:
         """Cross-session memory and the knowledge base, each only where the user turned it on.
 
         ``memory``: None follows the workspace's switch (``%agent memory on``), False keeps it
         off, True or a ``CrossSessionMemory`` turns it on for this agent. ``knowledge``: None
-        adds ``kb_search`` when the workspace has a knowledge base, False never, or a
+        adds ``kb_search`` when the workspace has a knowledge base (searched with the embedder
+        ``kb_embedder`` names, an ``Agent.kb_embedder`` setting), False never, or a
         ``KnowledgeBase`` to search. Returns the frozen system prompt when memory is on.
         """
         from .. import memory as mem_pkg  # light: the package loads its parts lazily
-        from ..providers.registry import openai_compatible_endpoint, resolve_model
 
-        kb = knowledge
-        if kb is None and mem_pkg.has_knowledge_base(self.workspace):
-            kb = mem_pkg.knowledge_base_for(self.workspace, endpoints=openai_compatible_endpoint)
+        kb = workspace_knowledge(self.workspace, kb_embedder) if knowledge is None else knowledge
         if kb not in (None, False) and "kb_search" not in self.tools:
             self.tools.add(mem_pkg.kb_search_tool(kb))
         if memory is False:
@@ -119,7 +130,8 @@ class Agent:
             return None
         if "memory" not in self.tools:
             # None unless turned on; a judge_model of its own is resolved like the agent's model
-            judge = mem_pkg.judge_for(store, self.provider, self.model, resolve=resolve_model)
+            judge = mem_pkg.judge_for(store, self.provider, self.model,
+                                      resolve=self.pool.resolve_pair)
             self.tools.add(mem_pkg.memory_tool(store, approver=approver, judge=judge))
         return mem_pkg.FrozenPrompt(self.system_prompt, store)
 
@@ -179,6 +191,17 @@ class Agent:
         """Stop the running turn; the session is left valid."""
         if self._abort is not None:
             self._abort.abort(reason)
+
+    def member_factory(self) -> MemberFactory:
+        """The agent factory this agent's team builds its members with (SPEC §2, §11)."""
+        from .factory import MemberFactory
+
+        return MemberFactory(self)
+
+    @property
+    def catalog(self) -> Catalog | None:
+        """The catalog the model's cost is priced from (None: the built-in list prices)."""
+        return self.resolved.catalog
 
     @property
     def messages(self) -> list[Any]:

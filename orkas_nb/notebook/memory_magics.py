@@ -18,9 +18,9 @@ MEMORY_USAGE = ("%agent memory on | off | show | add profile|notes TEXT | forget
 
 def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "auto") -> None:
     from .. import memory
+    from ..agent.assembly import knowledge_base
     from ..core.errors import ConfigError
     from ..memory.embedder_choice import kind_of
-    from ..providers.registry import openai_compatible_endpoint as endpoints
 
     if not args:
         raise UsageError(f"a kb subcommand is needed; usage: {KB_USAGE}")
@@ -29,7 +29,7 @@ def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "aut
         if not operand:
             raise UsageError(f"%agent kb add needs a file or folder; usage: {KB_USAGE}")
         try:
-            kb = memory.knowledge_base_for(workspace, embedder, endpoints=endpoints)
+            kb = knowledge_base(workspace, embedder)
         except ConfigError as exc:
             raise UsageError(f"Agent.kb_embedder: {exc}") from None
         if kb.embedder is None and kind_of(embedder) == "auto":
@@ -72,13 +72,13 @@ def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "aut
 
 def _existing(workspace: Path, embedder: str = "auto"):  # type: ignore[no-untyped-def]
     from .. import memory
+    from ..agent.assembly import knowledge_base
     from ..core.errors import ConfigError
-    from ..providers.registry import openai_compatible_endpoint as endpoints
 
     if not memory.has_knowledge_base(workspace):
         raise UsageError(f"{workspace} has no knowledge base yet; start one with %agent kb add PATH")
     try:
-        return memory.knowledge_base_for(workspace, embedder, endpoints=endpoints)
+        return knowledge_base(workspace, embedder)
     except ConfigError as exc:
         raise UsageError(f"Agent.kb_embedder: {exc}") from None
 

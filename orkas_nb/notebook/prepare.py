@@ -8,13 +8,18 @@ line: a ``UsageError`` for the magic's own arguments, a :class:`NotebookError` f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
 from .arguments import CellOptions
 from .output import new_slot
 from .render import RunControls, RunInfo, fan_out
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+    from ..providers.catalog import Catalog, RunningCost
+    from .state import NotebookState
 
 
 class NotebookError(Exception):
@@ -35,7 +40,7 @@ class RunInterrupted(KeyboardInterrupt):
         return [f"RunInterrupted: {self}"]
 
 
-def loaded_state() -> Any:
+def loaded_state() -> NotebookState:
     from . import current_state
 
     state = current_state()
@@ -46,7 +51,7 @@ def loaded_state() -> Any:
 
 def model_from_option(text: str, user_ns: dict[str, Any]) -> Any:
     """What ``-m`` names: a model string, or ``$name`` of a model string or provider object in
-    the notebook (the providers' ``resolve_model`` then turns a string into a provider)."""
+    the notebook (the Agent's provider pool then turns a string into a provider)."""
     text = text.strip()
     if not text.startswith("$"):
         return text
@@ -62,7 +67,7 @@ def model_from_option(text: str, user_ns: dict[str, Any]) -> Any:
 
 @dataclass
 class Prepared:
-    agent: Any
+    agent: Agent
     prompt: str
     info: RunInfo
     renderer: Any
@@ -83,7 +88,8 @@ def _namespace_tools(user_ns: dict[str, Any]) -> list[Any]:
     return list(found.values())
 
 
-def _tools(state: Any, opts: CellOptions, session: str, services: dict[str, Any]) -> list[Any]:
+def _tools(state: NotebookState, opts: CellOptions, session: str,
+           services: dict[str, Any]) -> list[Any]:
     """Workspace tools (with the allowed folders), registered extras (kernel tools), then the
     notebook's own @tool functions; a later tool replaces an earlier one of the same name.
 
@@ -100,19 +106,17 @@ def _tools(state: Any, opts: CellOptions, session: str, services: dict[str, Any]
     key = (session, str(state.workspace), tuple(state.all_allowed_paths()), config.workspace_tools)
     found = state.tools.get(key)
     if found is None:
-        found = []
-        if config.workspace_tools:
-            from ..tools import default_tools
+        from ..agent.assembly import assemble_tools
 
-            found += default_tools(state.workspace, services, allowed_paths=state.all_allowed_paths())
-        found += plugins.extra_tools(shell, services)
-        state.tools[key] = found
+        found = state.tools[key] = assemble_tools(
+            state.workspace, services=services, allowed_paths=state.all_allowed_paths(),
+            extra=plugins.extra_tools(shell, services), workspace_tools=config.workspace_tools)
     if config.namespace_tools:
         found = found + _namespace_tools(shell.user_ns)
     return list({t.name: t for t in found}.values())
 
 
-def _session_name(state: Any, opts: CellOptions) -> str:
+def _session_name(state: NotebookState, opts: CellOptions) -> str:
     if opts.session:
         return opts.session
     if opts.new:
@@ -121,7 +125,7 @@ def _session_name(state: Any, opts: CellOptions) -> str:
     return state.current
 
 
-def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Prepared:
+def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: bool) -> Prepared:
     from ..agent import Agent
     from ..core.errors import OrkasError
     from ..harness.cancellation import AbortSignal
@@ -136,7 +140,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
     if not model_text:
         raise UsageError('no model: pass -m MODEL, or %config Agent.model = "provider/model", '
                          "or set ORKAS_MODEL")
-    model = chosen = model_from_option(model_text, shell.user_ns)
+    model = model_from_option(model_text, shell.user_ns)
     if not body.strip():
         raise UsageError("the cell has no prompt: write it below the %%agent line")
     hist = getattr(shell, "history_manager", None)
@@ -154,23 +158,19 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
     try:
         tools = _tools(state, opts, name, services)
         session = state.open_session(name)
-        model_name = None
-        if isinstance(model, str):
-            model, model_name = state.provider(model)
         agent = Agent(
-            model, model_name=model_name, workspace=state.workspace, session=session, tools=tools,
+            model, pool=state.pool, workspace=state.workspace, session=session, tools=tools,
             default_tools=False, system_prompt=config.system_prompt,
             config=RunConfig(max_steps=config.max_steps, temperature=config.temperature),
             services=services,
             # The workspace's switches decide memory and the knowledge base; --no-tools: neither.
-            memory=False if opts.no_tools else None,
-            knowledge=False if opts.no_tools else _knowledge(state),
+            memory=False if opts.no_tools else None, knowledge=False if opts.no_tools else None,
+            kb_embedder=config.kb_embedder,
         )
     except OrkasError as exc:
         raise NotebookError(str(exc)) from None
     before = {m.id for m in session.messages}
-    provider = agent.provider
-    label = chosen if isinstance(chosen, str) else str(getattr(provider, "id", "model"))
+    provider, label = agent.provider, agent.resolved.label
     from ..providers.cassette import ReplayProvider
 
     replay = provider.path if isinstance(provider, ReplayProvider) else None
@@ -178,7 +178,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
     cell_id = (parent or {}).get("metadata", {}).get("cellId")
     info = RunInfo(agent=agent.name, model=label, session=name,
                    workspace=str(state.workspace), prompt=filled.text)
-    cost = None if replay is not None else _cost_source(provider)  # a replay cost nothing
+    cost = None if replay is not None else _cost_source(agent.catalog)  # a replay cost nothing
     builder = TranscriptBuilder(
         lambda: [m for m in session.messages if m.id not in before],
         provenance=Provenance(
@@ -212,37 +212,14 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
                     session=name, background=background)
 
 
-def _cost_source(provider: Any) -> Any:
+def _cost_source(catalog: Catalog | None) -> RunningCost:
     """``(model, usage) -> USD or None`` at the catalog's list prices, with the overrides of the
-    provider's own catalog (under a retry or recording wrapper) when it has one. The views pass
-    the run's running total; it is priced response by response, since a long-prompt price tier
-    belongs to one request, not to the total."""
-    from ..providers.catalog import Catalog, RunningCost
+    agent's own catalog when it has one. The views pass the run's running total; it is priced
+    response by response, since a long-prompt price tier belongs to one request, not to the
+    total."""
+    from ..providers.catalog import RunningCost
 
-    found = provider
-    for _ in range(4):  # RecordingProvider.inner -> FailoverProvider.candidates[0] -> the client
-        if isinstance(getattr(found, "catalog", None), Catalog):
-            break
-        candidates = getattr(found, "candidates", None)
-        found = candidates[0].provider if candidates else getattr(found, "inner", None)
-    catalog = getattr(found, "catalog", None)
-    if not isinstance(catalog, Catalog):
-        catalog = Catalog()
     return RunningCost(catalog)
-
-
-def _knowledge(state: Any) -> Any:
-    """The knowledge base with the embedder ``Agent.kb_embedder`` names (None: the agent's own
-    default, the base's own embedder)."""
-    from .. import memory
-    from ..memory.embedder_choice import kind_of
-
-    if kind_of(state.config.kb_embedder) == "auto" or not memory.has_knowledge_base(state.workspace):
-        return None
-    from ..providers.registry import openai_compatible_endpoint
-
-    return memory.knowledge_base_for(state.workspace, state.config.kb_embedder,
-                                     endpoints=openai_compatible_endpoint)
 
 
 def _relative(path: Any, root: Any) -> str | None:

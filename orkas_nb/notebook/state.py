@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # asyncio costs ~70 ms to import in a terminal IPython; keep loading light
     import asyncio
 
+    from ..agent.models import ProviderPool
+
 from .config import Agent as AgentConfig
 
 
@@ -59,7 +61,7 @@ class NotebookState:
         self.last: ActiveRun | None = None
         # The latest --background run of each session (several may run at once, each stoppable).
         self.background: dict[str, ActiveRun] = {}
-        self._providers: dict[str, tuple[Any, str]] = {}
+        self._pool: ProviderPool | None = None
         self.tools: dict[tuple[Any, ...], list[Any]] = {}  # built tools, see prepare._tools
 
     # -- where ------------------------------------------------------------------------------
@@ -88,21 +90,20 @@ class NotebookState:
 
     # -- models -----------------------------------------------------------------------------
 
-    def provider(self, model: str) -> tuple[Any, str]:
-        """The provider for a model string, resolved once per kernel: connections, key
-        cooldowns and a replayed cassette's position carry over from cell to cell."""
-        hit = self._providers.get(model)
-        if hit is None:
-            from ..agent.agent import resolve_provider
+    @property
+    def pool(self) -> ProviderPool:
+        """This conversation's providers, resolved once: connections, key cooldowns and a
+        replayed cassette's position carry over from cell to cell."""
+        if self._pool is None:
+            from ..agent.models import ProviderPool
 
-            hit = resolve_provider(model)
-            self._providers[model] = hit
-        return hit
+            self._pool = ProviderPool(keep_cassettes=True)
+        return self._pool
 
     def forget_providers(self) -> None:
         """A fresh conversation starts its models (a cassette from its first call) and its
         tools (what was read) afresh."""
-        self._providers.clear()
+        self._pool = None
         self.tools.clear()
 
     # -- sessions ---------------------------------------------------------------------------

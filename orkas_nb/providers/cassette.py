@@ -35,7 +35,7 @@ import sysconfig
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
@@ -50,6 +50,9 @@ from .base import (
     StreamingProvider,
     capabilities_of,
 )
+
+if TYPE_CHECKING:
+    from .catalog import Catalog
 
 __all__ = ["CASSETTE_VERSION", "HOST_NOTE", "RecordingProvider", "ReplayProvider",
            "normalise_request"]
@@ -184,6 +187,12 @@ class RecordingProvider(StreamingProvider):
         secrets_of = getattr(inner, "secrets", None)
         if callable(secrets_of):
             self._secrets.extend(secrets_of())
+
+    @property
+    def catalog(self) -> Catalog | None:
+        from .catalog import catalog_of  # a replay-only process never loads the price table
+
+        return catalog_of(self.inner)
 
     def capabilities(self, model: str) -> ProviderCapabilities:
         return capabilities_of(self.inner, model)

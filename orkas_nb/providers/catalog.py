@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field
 from ..core.messages import Usage
 
 __all__ = ["DEFAULT_MODELS", "PRICES_AS_OF", "Catalog", "ModelInfo", "ModelOverride", "PriceTier",
-           "RunningCost", "cost_of"]
+           "RunningCost", "catalog_of", "cost_of"]
 
 #: When the built-in prices were last checked against the vendors' list prices.
 PRICES_AS_OF = "2026-11-30"
@@ -292,6 +292,14 @@ class Catalog:
 
 
 _DEFAULT: Catalog | None = None
+
+
+def catalog_of(provider: Any) -> Catalog | None:
+    """The catalog a provider reads its limits and prices from, or None (a test double, a
+    replay). Wrappers (retry, recording) hand back their inner provider's, so nobody has to
+    know how they are stacked."""
+    found = getattr(provider, "catalog", None)
+    return found if isinstance(found, Catalog) else None
 
 
 def cost_of(usage: Usage, model: str, catalog: Catalog | None = None) -> float | None:

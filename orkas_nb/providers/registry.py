@@ -78,7 +78,7 @@ BUILTIN_ALIASES = {
 _OPENAI_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt-", "ft:gpt", "text-", "davinci", "babbage")
 _OPTIONS = {
     "api_key", "api_keys", "token_source", "base_url", "client", "timeout", "endpoints", "aliases",
-    "models", "fallbacks", "retry", "record", "replay_roots", "provider_config", "model_name",
+    "models", "fallbacks", "retry", "record", "replay_roots", "provider_config",
     "headers", "send_cache_key",
 }
 

@@ -53,6 +53,7 @@ from .base import (
     StreamToolCall,
     capabilities_of,
 )
+from .catalog import Catalog, catalog_of
 
 __all__ = ["COOLDOWNS", "Candidate", "Cooldowns", "FailoverProvider", "RetryPolicy"]
 
@@ -136,6 +137,11 @@ class FailoverProvider(StreamingProvider):
         first = self.candidates[0]
         self.id = first.provider.id
         self.default_model = first.model
+
+    @property
+    def catalog(self) -> Catalog | None:
+        """The first candidate's catalog (the registry gives every candidate the same one)."""
+        return catalog_of(self.candidates[0].provider)
 
     def capabilities(self, model: str) -> ProviderCapabilities:
         first = self.candidates[0]

@@ -1,13 +1,15 @@
-"""team (SPEC §2, §11): multi-agent orchestration: the plan model, agent definitions, skills.
+"""team (SPEC §2, §11): multi-agent orchestration: the plan model, the agent factory contract
+the composition root fulfils, agent definitions and skills.
 
-The plan model is imported eagerly; agent definitions and skills load on first use (they pull
-in PyYAML), so ``import orkas_nb.team`` stays light.
+The plan model and the factory contract are imported eagerly; agent definitions and skills load
+on first use (they pull in PyYAML), so ``import orkas_nb.team`` stays light.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .factory import AgentFactory, MemberSpec, TeamMember  # noqa: F401
 from .plan import FormField, Plan, PlanState, PlanStep, StepForm, StepStatus, check_action  # noqa: F401
 
 _LAZY = {

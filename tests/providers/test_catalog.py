@@ -87,6 +87,23 @@ def test_overrides_flow_through_the_providers_models_option() -> None:
     assert provider.catalog.get(model).max_output == 16_384  # the partial entry kept the limits
 
 
+def test_wrappers_hand_back_the_catalog_of_the_provider_they_wrap(tmp_path) -> None:
+    from orkas_nb.providers.cassette import RecordingProvider
+    from orkas_nb.providers.catalog import catalog_of
+    from orkas_nb.providers.retry import FailoverProvider
+
+    options = {"api_keys": ["k1", "k2"], "base_url": "http://127.0.0.1:9/v1",
+               "models": {"gpt-4o": {"output_price": 1.0}}}
+    failover, model = resolve_model("openai/gpt-4o", **options)
+    recording, _ = resolve_model("openai/gpt-4o", record=tmp_path / "c.jsonl", **options)
+    assert isinstance(failover, FailoverProvider) and isinstance(recording, RecordingProvider)
+    inner = failover.candidates[0].provider.catalog
+    assert failover.catalog is inner and catalog_of(failover) is inner
+    assert catalog_of(recording) is recording.inner.candidates[0].provider.catalog
+    assert catalog_of(recording).cost(Usage(output_tokens=MILLION), model) == pytest.approx(1.0)
+    assert catalog_of(object()) is None
+
+
 # Current models, checked against the vendors' pages (see PRICES_AS_OF): input, output, cache
 # read, cache write per million tokens, window, output limit.
 @pytest.mark.parametrize("name, prices, window, out", [

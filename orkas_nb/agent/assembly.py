@@ -1,0 +1,70 @@
+"""What an agent is given besides its model: its tools, its knowledge base.
+
+One function each, used by :class:`~orkas_nb.Agent`, by the notebook (which keeps the tools it
+built per session and passes its kernel tools and ``@tool`` functions in as ``extra``) and by the
+team's member factory, so an agent is assembled the same way wherever it is made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..harness.tool_protocol import Tool
+    from ..memory.kb import KnowledgeBase
+    from ..tools.settings import ToolSettings
+
+__all__ = ["assemble_tools", "knowledge_base", "workspace_knowledge"]
+
+
+def assemble_tools(
+    workspace: str | Path,
+    *,
+    services: dict[str, Any] | None = None,
+    allowed_paths: Iterable[str | Path] = (),
+    approver: Callable[..., Any] | None = None,
+    settings: ToolSettings | dict[str, Any] | None = None,
+    extra: Sequence[Tool | Callable[..., Any]] = (),
+    workspace_tools: bool = True,
+) -> list[Tool]:
+    """The workspace tools (unless ``workspace_tools`` is False), then ``extra``.
+
+    An extra tool object replaces an earlier tool of its name; a plain function is made a tool
+    on the way in, and a name taken twice that way is an error (``ValueError``).
+    """
+    from ..harness.tool_protocol import ToolRegistry
+
+    registry = ToolRegistry()
+    if workspace_tools:
+        from ..tools import default_tools
+
+        for t in default_tools(workspace, services=services, allowed_paths=allowed_paths,
+                               approver=approver, settings=settings):
+            registry.add(t)
+    for t in extra:
+        if getattr(t, "name", None) in registry and hasattr(t, "execute"):
+            registry.remove(t.name)  # type: ignore[union-attr]  # the caller's replaces it
+        registry.add(t)
+    return [t for name in registry.names() if (t := registry.get(name)) is not None]
+
+
+def knowledge_base(workspace: str | Path, embedder: str | None = None) -> KnowledgeBase:
+    """The workspace's knowledge base (made if it has none) with the embedder ``embedder``
+    names (an ``Agent.kb_embedder`` setting; None or ``auto``: the base's own), an
+    ``ENDPOINT/MODEL`` found through the providers' endpoint table."""
+    from .. import memory
+    from ..providers.registry import openai_compatible_endpoint
+
+    return memory.knowledge_base_for(workspace, embedder, endpoints=openai_compatible_endpoint)
+
+
+def workspace_knowledge(workspace: str | Path, embedder: str | None = None) -> KnowledgeBase | None:
+    """The knowledge base an agent searches when it is not given one: the workspace's, if it
+    has one (see :func:`knowledge_base`), else None."""
+    from .. import memory
+
+    if not memory.has_knowledge_base(workspace):
+        return None
+    return knowledge_base(workspace, embedder)

@@ -1,0 +1,66 @@
+"""The team layer's agent factory: members built as every agent is built.
+
+:class:`MemberFactory` is the :class:`~orkas_nb.team.factory.AgentFactory` the composition root
+hands the team layer. A member is a full :class:`~orkas_nb.Agent` (its own system prompt,
+tools, steps and session; each dispatched task a complete run of the harness) that shares its
+parent's provider pool (so providers, connections and cooldowns), workspace, services,
+approver, allowed folders, tool settings, extra tools and memory switches.
+
+A member naming a model of its own resolves it through that pool with the parent's provider
+options, less those tied to the parent's own server and key (``api_key``, ``api_keys``,
+``token_source``, ``base_url``, ``client``) or file (``record``), as the registry does for
+fallbacks; a member without one runs the parent's provider and model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from ..core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from ..team.factory import MemberSpec
+    from .agent import Agent
+
+__all__ = ["MemberFactory"]
+
+_OWN_TO_PARENT = ("api_key", "api_keys", "token_source", "base_url", "client", "record")
+
+
+class MemberFactory:
+    """Builds the members of ``parent``'s team (an ``AgentFactory``: call it with a spec)."""
+
+    def __init__(self, parent: Agent) -> None:
+        self.parent = parent
+
+    def __call__(self, spec: MemberSpec) -> Agent:
+        from .agent import Agent
+
+        p, parts = self.parent, self.parent._parts
+        config = p.runner.config
+        if spec.max_steps is not None:
+            config = dataclasses.replace(config, max_steps=spec.max_steps)
+        if spec.model is None:
+            model, model_name, options = p.provider, p.model, {}
+        else:
+            model, model_name = spec.model, None
+            options = {k: v for k, v in parts.provider_options.items() if k not in _OWN_TO_PARENT}
+        member = Agent(
+            model, model_name=model_name, pool=p.pool, workspace=p.workspace,
+            session=spec.session, tools=parts.tools, default_tools=parts.default_tools,
+            system_prompt=spec.system_prompt, name=spec.name, config=config,
+            services=parts.services, allowed_paths=parts.allowed_paths, approver=parts.approver,
+            tool_settings=parts.tool_settings, memory=parts.memory, knowledge=parts.knowledge,
+            kb_embedder=parts.kb_embedder, **options,
+        )
+        if spec.tools is not None:
+            unknown = sorted(set(spec.tools) - set(member.tools.names()))
+            if unknown:
+                member.close()
+                raise ConfigError(f"member {spec.name!r} asks for tools its team does not have: "
+                                  f"{', '.join(unknown)} (known: {', '.join(member.tools.names())})")
+            for name in member.tools.names():
+                if name not in spec.tools:
+                    member.tools.remove(name)
+        return member
