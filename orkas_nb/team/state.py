@@ -64,7 +64,11 @@ class TeamState:
             except BaseException:
                 self.bus.close()
                 raise
-        self.notices = self._tell_commander(self.ledger.needs_notice())
+        try:
+            self.notices = self._tell_commander(self.ledger.needs_notice())
+        except BaseException:
+            self.close()
+            raise
 
     @classmethod
     def in_memory(cls, conversation: str = "memory") -> "TeamState":
