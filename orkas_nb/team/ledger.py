@@ -26,7 +26,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Annotated, Iterable, Literal, Union
+from typing import Annotated, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -97,7 +97,7 @@ class _Noticed(BaseModel):
     at: float
 
 
-LedgerEvent = Annotated[Union[_Created, _Status, _FloorChange, _Noticed], Field(discriminator="type")]
+LedgerEvent = Annotated[_Created | _Status | _FloorChange | _Noticed, Field(discriminator="type")]
 _EVENT: TypeAdapter[LedgerEvent] = TypeAdapter(LedgerEvent)
 
 

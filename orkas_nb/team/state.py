@@ -23,7 +23,17 @@ from pathlib import Path
 from typing import Iterable
 
 from ..harness.session import InMemorySession, JsonlSession, Session
-from .bus import COMMANDER, SYSTEM, USER, BusMessage, MessageBus, bus_path, check_member_name, member_session_path, team_folder
+from .bus import (
+    COMMANDER,
+    SYSTEM,
+    USER,
+    BusMessage,
+    MessageBus,
+    bus_path,
+    check_member_name,
+    member_session_path,
+    team_folder,
+)
 from .handback import Handback, parse_address, split_handback
 from .ledger import Task, TaskLedger, ledger_path
 
@@ -111,6 +121,16 @@ class TeamState:
 
     # -- the floor ---------------------------------------------------------------------------
 
+    def pass_floor(self, holder: str, *, by: str = COMMANDER, reason: str = "") -> BusMessage | None:
+        """Move the floor (the ledger first: it is the truth) and announce it on the bus, where
+        every client sees it; None when ``holder`` already has it."""
+        if self.ledger.floor.holder == holder:
+            return None
+        self.ledger.pass_floor(holder, by=by, reason=reason)
+        text = (f"{holder} has the floor" + (f": {reason}" if reason else "")
+                if holder != COMMANDER else "the floor is back with the commander")
+        return self.bus.post(SYSTEM, text, kind="floor", to=holder)
+
     def route_user_message(self, text: str, members: Iterable[str]) -> Route:
         """Who gets the user's ``text``. ``members``: the agents of the conversation."""
         known = {COMMANDER, *members}
@@ -118,14 +138,14 @@ class TeamState:
         if addressed is None:
             return Route(self.ledger.floor.holder, text, False)
         if addressed.member == COMMANDER:
-            self.ledger.return_floor(by=USER)
+            self.pass_floor(COMMANDER, by=USER)
         return Route(addressed.member, addressed.text, True)
 
     def read_reply(self, member: str, text: str) -> Handback:
         """A member's reply to the user; a real hand-back from the floor holder returns the floor."""
         result = split_handback(text)
         if result.handed_back and self.ledger.floor.holder == member:
-            self.ledger.return_floor(by=member)
+            self.pass_floor(COMMANDER, by=member)
         return result
 
     def close(self) -> None:

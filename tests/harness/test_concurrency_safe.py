@@ -11,12 +11,11 @@ import threading
 import time
 from typing import Any
 
-from orkas_nb.core.messages import ToolResultMessage
+from orkas_nb.core.messages import ToolCallBlock, ToolResultMessage
 from orkas_nb.harness import Runner, ToolRegistry, tool
 from orkas_nb.harness.dispatch import PlannedCall, batches
 from orkas_nb.harness.repair import pairing_problems
 from orkas_nb.harness.tool_protocol import ToolContext, ToolOutput, runs_alongside
-from orkas_nb.core.messages import ToolCallBlock
 from orkas_nb.testing import ScriptedModel, call, reply
 
 SLEEP = 0.25

@@ -14,6 +14,7 @@ conversation as the next kernel would, checks it, and lets the next child extend
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -165,7 +166,7 @@ def test_kills_during_a_team_run_lose_nothing_acknowledged_and_rerun_nothing(tmp
             messages = state.bus.messages
             ids = {m.id for m in messages}
             assert not bus_acked - ids, f"kill {i}: acknowledged bus messages lost"
-            assert all(a.seq < b.seq for a, b in zip(messages, messages[1:])), f"kill {i}"
+            assert all(a.seq < b.seq for a, b in itertools.pairwise(messages)), f"kill {i}"
             for member in MEMBERS:
                 history = state.session(member).messages
                 assert pairing_problems(history) == [], f"kill {i}: {member}"

@@ -57,7 +57,9 @@ def test_a_crash_between_notice_and_its_record_repeats_the_notice(tmp_path: Path
 def test_the_floor_routes_un_addressed_messages_and_survives_a_restart(tmp_path: Path) -> None:
     with TeamState(tmp_path, "nb") as state:
         assert state.route_user_message("hello", MEMBERS).member == "commander"
-        state.ledger.pass_floor("tutor", reason="teach")
+        announced = state.pass_floor("tutor", reason="teach")
+        assert announced is not None and announced.kind == "floor" and announced.visible_to == "all"
+        assert state.pass_floor("tutor") is None  # already there: nothing written
         route = state.route_user_message("what is a prior?", MEMBERS)
         assert (route.member, route.text, route.addressed) == ("tutor", "what is a prior?", False)
     with TeamState(tmp_path, "nb") as state:  # kernel restart: the floor is where it was
@@ -73,6 +75,7 @@ def test_the_floor_routes_un_addressed_messages_and_survives_a_restart(tmp_path:
         reply = state.read_reply("tutor", "That is the idea.\n<handback />\n")
         assert reply.handed_back and reply.text == "That is the idea."
         assert state.ledger.floor.holder == "commander" and state.ledger.floor.by == "tutor"
+        assert state.bus.messages[-1].text == "the floor is back with the commander"
         # @commander takes the floor back as well.
         state.ledger.pass_floor("tutor")
         route = state.route_user_message("@commander stop the lesson", MEMBERS)
