@@ -2,8 +2,9 @@
 
 Validation (SPEC §3.5): an unknown tool, a missing or repeated id, unparseable arguments, or
 arguments that fail the schema become a *rejection* observation; nothing runs. Execution
-(SPEC §4): adjacent read-only calls run concurrently; a write call is a barrier that runs
-alone. Results are handed back strictly in declared order, each as soon as it and every call
+(SPEC §4): adjacent calls whose tools may run alongside others (read-only ones, and any that
+declares ``concurrency_safe``: :func:`~.tool_protocol.runs_alongside`) run concurrently; any
+other call is a barrier that runs alone. Results are handed back strictly in declared order, each as soon as it and every call
 before it are finished, so a crash loses as little as possible.
 """
 
@@ -30,6 +31,7 @@ from .tool_protocol import (
     ToolContext,
     ToolOutput,
     ToolRegistry,
+    runs_alongside,
     validate_arguments,
 )
 
@@ -45,6 +47,13 @@ class PlannedCall:
     @property
     def read_only(self) -> bool:
         return self.tool is not None and self.rejection is None and bool(self.tool.read_only)
+
+    @property
+    def concurrent(self) -> bool:
+        """May share a batch: a rejection (runs nothing) or a tool that may run alongside."""
+        if self.rejection is not None:
+            return True
+        return self.tool is not None and runs_alongside(self.tool)
 
 
 @dataclass
@@ -127,11 +136,10 @@ def plan_calls(
 
 
 def batches(planned: list[PlannedCall]) -> list[list[PlannedCall]]:
-    """Adjacent read-only (or rejected, which run nothing) calls share a batch; writes go alone."""
+    """Adjacent concurrent calls (see ``PlannedCall.concurrent``) share a batch; others go alone."""
     out: list[list[PlannedCall]] = []
     for p in planned:
-        concurrent = p.read_only or p.rejection is not None
-        if concurrent and out and all(q.read_only or q.rejection is not None for q in out[-1]):
+        if p.concurrent and out and all(q.concurrent for q in out[-1]):
             out[-1].append(p)
         else:
             out.append([p])

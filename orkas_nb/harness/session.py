@@ -1,6 +1,7 @@
 """Sessions: the record of a conversation, in memory or as a JSONL file that survives kill -9.
 
-File format: one message a line, UTF-8 JSON, ``\\n``-terminated. Guarantees:
+File format: one message a line, UTF-8 JSON, ``\\n``-terminated. Guarantees (the machinery
+lives in ``durable.py``, shared with the team's bus and ledger):
 
 - ``append`` writes the whole line with one ``write`` on an ``O_APPEND`` descriptor, then
   ``fsync``s before returning; a line is on disk, or the torn tail is cut at the next open.
@@ -13,16 +14,16 @@ File format: one message a line, UTF-8 JSON, ``\\n``-terminated. Guarantees:
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
-from ..core.errors import SessionLockedError, StateError
+from ..core.errors import StateError
 from ..core.messages import Message
+from .durable import DurableJsonl, decode_jsonl
 from .repair import repair
 
 _MESSAGE = TypeAdapter(Message)
@@ -49,20 +50,7 @@ def encode_line(message: Message) -> bytes:
 
 def decode_lines(data: bytes) -> tuple[list[Message], list[str]]:
     """Parse session bytes. Returns the messages and notes about what was dropped."""
-    messages: list[Message] = []
-    notes: list[str] = []
-    lines = data.split(b"\n")
-    torn_tail = lines.pop()  # text after the last newline: a torn write, or b""
-    if torn_tail.strip():
-        notes.append(f"dropped a torn last line ({len(torn_tail)} bytes)")
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            messages.append(_MESSAGE.validate_json(raw))
-        except (ValidationError, ValueError) as exc:
-            notes.append(f"dropped unreadable line {number}: {str(exc).splitlines()[0][:120]}")
-    return messages, notes
+    return decode_jsonl(data, _MESSAGE)
 
 
 class Session(Protocol):
@@ -108,14 +96,6 @@ class InMemorySession:
         self.close()
 
 
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class JsonlSession:
     """A persistent session file, repaired on load, written durably, one writer at a time."""
 
@@ -126,30 +106,19 @@ class JsonlSession:
         self.name = self.path.stem
         self.readonly = readonly
         self.durable = durable
-        self._fd: int | None = None
-        self._lock_fd: int | None = None
         self.repair_notes: list[str] = []
-        if not readonly:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._acquire_lock()
+        self._file = DurableJsonl(self.path, readonly=readonly, durable=durable, what="session",
+                                  hook=_hook)
         try:
             self._messages = self._load()
             if not readonly:
-                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._file.open_for_append()
         except BaseException:
             self.close()
             raise
 
-    # -- loading -----------------------------------------------------------------------------
-
     def _load(self) -> list[Message]:
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return []
-        except OSError as exc:
-            raise StateError(f"cannot read session {self.path}: {exc}") from exc
-        messages, notes = decode_lines(data)
+        messages, notes = decode_lines(self._file.read())
         repaired = repair(messages)
         if repaired != messages:
             notes.append("repaired tool-call pairing")
@@ -157,31 +126,8 @@ class JsonlSession:
         if notes and not self.readonly:
             # Persist the repair so the next append extends a clean file (a torn tail
             # would otherwise glue itself to the next line).
-            self._write_atomically(repaired)
+            self._file.rewrite(encode_line(m) for m in repaired)
         return repaired
-
-    # -- locking -----------------------------------------------------------------------------
-
-    def _acquire_lock(self) -> None:
-        lock_path = self.path.with_name(self.path.name + ".lock")
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            try:
-                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-            finally:
-                os.close(fd)
-            raise SessionLockedError(
-                f"session {self.path.name!r} is open for writing in another process "
-                f"(pid {holder}); close it there, or open it read-only"
-            ) from None
-        holder = str(os.getpid()).encode()
-        # Written then cut to length: truncating to 0 first makes ext4 flush the file when it
-        # is closed (its guard for replace-by-truncate), ~10-30 us at every close.
-        os.pwrite(fd, holder, 0)
-        os.ftruncate(fd, len(holder))
-        self._lock_fd = fd
 
     # -- the contract ------------------------------------------------------------------------
 
@@ -190,50 +136,19 @@ class JsonlSession:
         return list(self._messages)
 
     def append(self, message: Message) -> None:
-        if self._fd is None:
-            raise StateError(f"session {self.path.name!r} is read-only or closed")
-        line = encode_line(message)
-        try:
-            written = os.write(self._fd, line)
-            if written != len(line):  # short write: disk full; cut it so the file stays clean
-                raise OSError(f"short write ({written} of {len(line)} bytes)")
-            _hook("append:written")
-            if self.durable:
-                os.fsync(self._fd)
-        except OSError as exc:
-            raise StateError(f"could not save to session {self.path.name!r}: {exc}") from exc
+        self._file.append(encode_line(message))
         self._messages.append(message)
 
     def rewrite(self, messages: Sequence[Message]) -> None:
-        if self._fd is None:
+        if not self._file.writable:
             raise StateError(f"session {self.path.name!r} is read-only or closed")
-        try:
-            self._write_atomically(messages)
-            os.close(self._fd)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        except OSError as exc:
-            raise StateError(f"could not rewrite session {self.path.name!r}: {exc}") from exc
+        self._file.rewrite(encode_line(m) for m in messages)
         self._messages = list(messages)
 
-    def _write_atomically(self, messages: Sequence[Message]) -> None:
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as f:
-            f.write(b"".join(encode_line(m) for m in messages))
-            f.flush()
-            _hook("rewrite:temp-written")
-            os.fsync(f.fileno())
-        _hook("rewrite:temp-synced")
-        os.replace(tmp, self.path)
-        _hook("rewrite:renamed")
-        _fsync_dir(self.path.parent)
-
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # closing releases the flock
-            self._lock_fd = None
+        file = getattr(self, "_file", None)
+        if file is not None:
+            file.close()
 
     def __enter__(self) -> "JsonlSession":
         return self
@@ -248,13 +163,17 @@ class JsonlSession:
             pass
 
 
-def session_path(workspace: str | os.PathLike[str], name: str) -> Path:
-    """Where a named session of a workspace lives."""
+def safe_name(name: str) -> str:
+    """``name`` as one file-name component confined to its folder (no ``/``, no ``..``)."""
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
     while ".." in safe:
         safe = safe.replace("..", "_")
-    safe = safe.strip(".") or "default"
-    return Path(workspace) / ".orkas" / "sessions" / f"{safe}.jsonl"
+    return safe.strip(".") or "default"
+
+
+def session_path(workspace: str | os.PathLike[str], name: str) -> Path:
+    """Where a named session of a workspace lives."""
+    return Path(workspace) / ".orkas" / "sessions" / f"{safe_name(name)}.jsonl"
 
 
 def list_sessions(workspace: str | os.PathLike[str]) -> list[dict[str, object]]:

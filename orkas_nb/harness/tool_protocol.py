@@ -7,7 +7,10 @@ workspace tools an Agent gets by default (files, search, bash, web) are the pack
 whichever of them it was given.
 
 A tool is anything with ``name``, ``description``, ``input_schema``, ``read_only`` and an async
-``execute(arguments, ctx)``. The decorator builds one from a typed Python function: the JSON
+``execute(arguments, ctx)``. It may also say ``concurrency_safe``: whether its calls may run
+alongside the neighbouring calls of the same answer (:func:`runs_alongside`; read-only tools do
+unless they say otherwise, a tool that writes only where no other call looks, such as a team's
+``dispatch_to``, may opt in). The decorator builds one from a typed Python function: the JSON
 schema comes from the signature (through pydantic) and the docstring (summary and ``Args:``).
 Validation of a proposed call happens before ``execute``: the dispatcher
 (:mod:`orkas_nb.harness.dispatch`) runs :func:`validate_arguments` on every call, so a tool
@@ -94,8 +97,22 @@ class Tool(Protocol):
     description: str
     input_schema: dict[str, Any]
     read_only: bool
+    # Optional (read with getattr, so tools written before it still conform): see runs_alongside.
+    # concurrency_safe: bool | None
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput: ...
+
+
+def runs_alongside(t: Tool) -> bool:
+    """Whether ``t``'s calls may run concurrently with adjacent calls that may too.
+
+    ``concurrency_safe`` decides when the tool sets it (True or False); otherwise read-only
+    tools may and the others are barriers that run alone (SPEC §4).
+    """
+    declared = getattr(t, "concurrency_safe", None)
+    if declared is None:
+        return bool(t.read_only)
+    return bool(declared)
 
 
 class ArgumentsInvalid(Exception):
@@ -179,8 +196,11 @@ class FunctionTool:
         read_only: bool = False,
         thread: bool = True,
         untrusted_output: bool = False,
+        concurrency_safe: bool | None = None,
     ) -> None:
         self.fn = fn
+        # None: as read_only says (see runs_alongside).
+        self.concurrency_safe = concurrency_safe
         # The output carries content nobody vouches for (web pages, documents, MCP results).
         self.untrusted_output = untrusted_output
         self._is_async = inspect.iscoroutinefunction(fn)  # asked once, not on every call
@@ -286,13 +306,18 @@ def tool(
     read_only: bool = False,
     thread: bool = True,
     untrusted_output: bool = False,
+    concurrency_safe: bool | None = None,
 ) -> Any:
-    """Turn a typed function into a :class:`Tool`. Use bare (``@tool``) or with options."""
+    """Turn a typed function into a :class:`Tool`. Use bare (``@tool``) or with options.
+
+    ``concurrency_safe=True`` lets calls of a tool that is not read-only run alongside other
+    such calls of the same answer; ``False`` makes even a read-only tool run alone.
+    """
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(
             f, name=name, description=description, read_only=read_only, thread=thread,
-            untrusted_output=untrusted_output,
+            untrusted_output=untrusted_output, concurrency_safe=concurrency_safe,
         )
 
     return wrap(fn) if fn is not None else wrap

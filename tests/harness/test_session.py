@@ -156,8 +156,8 @@ def test_a_failed_append_raises_state_error_and_does_not_enter_history(tmp_path:
     path = tmp_path / "s.jsonl"
     s = JsonlSession(path)
     s.append(user_message("one"))
-    os.close(s._fd)  # the disk goes away under the session
-    s._fd = os.open(os.devnull, os.O_RDONLY)
+    os.close(s._file._fd)  # the disk goes away under the session
+    s._file._fd = os.open(os.devnull, os.O_RDONLY)
     with pytest.raises(StateError, match="could not save"):
         s.append(user_message("two"))
     assert [m.text for m in s.messages] == ["one"]

@@ -1,0 +1,162 @@
+"""One team conversation's durable state, opened together: bus, ledger, member sessions.
+
+:class:`TeamState` is what the commander's tools and the notebook hold. Opening it (a kernel
+start, a reload) reconciles what a crash left: the ledger has turned unfinished tasks into
+``interrupted``, and each one the commander was not yet told of becomes a ``system`` message on
+the bus, visible to the commander only — so a dispatch in flight when the kernel died is
+reported, never silently run again.
+
+It also holds the two routing rules of the floor (seed 003 §3):
+
+- :meth:`TeamState.route_user_message`: ``@name`` at the start goes to that member;
+  ``@commander`` also takes the floor back; anything else goes to the floor holder.
+- :meth:`TeamState.read_reply`: a floor holder's reply ending in a real ``<handback />``
+  returns the floor to the commander, who then resumes ``ledger.unfinished()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from ..harness.session import InMemorySession, JsonlSession, Session
+from .bus import (
+    COMMANDER,
+    SYSTEM,
+    USER,
+    BusMessage,
+    MessageBus,
+    bus_path,
+    check_member_name,
+    member_session_path,
+    team_folder,
+)
+from .handback import Handback, parse_address, split_handback
+from .ledger import Task, TaskLedger, ledger_path
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a user's message goes."""
+
+    member: str
+    text: str
+    addressed: bool  # the user wrote ``@member``; False: it went to the floor holder
+
+
+class TeamState:
+    """Bus, ledger and member sessions of one conversation (``workspace=None``: in memory)."""
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str] | None,
+        conversation: str = "default",
+        *,
+        durable: bool = True,
+    ) -> None:
+        self.workspace = Path(workspace) if workspace is not None else None
+        self.conversation = conversation
+        self.durable = durable
+        self._sessions: dict[str, Session] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        if self.workspace is None:
+            self.folder: Path | None = None
+            self.bus = MessageBus.in_memory()
+            self.ledger = TaskLedger.in_memory()
+        else:
+            self.folder = team_folder(self.workspace, conversation)
+            self.bus = MessageBus(bus_path(self.workspace, conversation), durable=durable)
+            try:
+                self.ledger = TaskLedger(ledger_path(self.workspace, conversation), durable=durable)
+            except BaseException:
+                self.bus.close()
+                raise
+        try:
+            self.notices = self._tell_commander(self.ledger.needs_notice())
+        except BaseException:
+            self.close()
+            raise
+
+    @classmethod
+    def in_memory(cls, conversation: str = "memory") -> "TeamState":
+        return cls(None, conversation)
+
+    def _tell_commander(self, tasks: list[Task]) -> list[BusMessage]:
+        notices = []
+        for task in tasks:
+            notices.append(self.bus.post(
+                SYSTEM,
+                f"Task {task.id} for {task.assignee} was interrupted ({task.reason}) and did "
+                f"not finish; it will not run again unless you dispatch it anew. "
+                f"The task was: {task.text}",
+                visible_to={COMMANDER}, kind="system", task_id=task.id,
+            ))
+        # After the notices are saved: a crash in between repeats a notice, never loses one.
+        self.ledger.mark_noticed(t.id for t in tasks)
+        return notices
+
+    # -- members -----------------------------------------------------------------------------
+
+    def session_path(self, member: str) -> Path | None:
+        if self.workspace is None:
+            return None
+        return member_session_path(self.workspace, self.conversation, member)
+
+    def session(self, member: str) -> Session:
+        """The member's own session (opened once; its file is locked to this process)."""
+        check_member_name(member)
+        if member not in self._sessions:
+            path = self.session_path(member)
+            self._sessions[member] = (InMemorySession(member) if path is None
+                                      else JsonlSession(path, durable=self.durable))
+        return self._sessions[member]
+
+    def member_lock(self, member: str) -> asyncio.Lock:
+        """Held while a member runs: dispatches to one member queue behind each other."""
+        check_member_name(member)
+        return self._locks.setdefault(member, asyncio.Lock())
+
+    # -- the floor ---------------------------------------------------------------------------
+
+    def pass_floor(self, holder: str, *, by: str = COMMANDER, reason: str = "") -> BusMessage | None:
+        """Move the floor (the ledger first: it is the truth) and announce it on the bus, where
+        every client sees it; None when ``holder`` already has it."""
+        if self.ledger.floor.holder == holder:
+            return None
+        self.ledger.pass_floor(holder, by=by, reason=reason)
+        text = (f"{holder} has the floor" + (f": {reason}" if reason else "")
+                if holder != COMMANDER else "the floor is back with the commander")
+        return self.bus.post(SYSTEM, text, kind="floor", to=holder)
+
+    def route_user_message(self, text: str, members: Iterable[str]) -> Route:
+        """Who gets the user's ``text``. ``members``: the agents of the conversation."""
+        known = {COMMANDER, *members}
+        addressed = parse_address(text, known)
+        if addressed is None:
+            return Route(self.ledger.floor.holder, text, False)
+        if addressed.member == COMMANDER:
+            self.pass_floor(COMMANDER, by=USER)
+        return Route(addressed.member, addressed.text, True)
+
+    def read_reply(self, member: str, text: str) -> Handback:
+        """A member's reply to the user; a real hand-back from the floor holder returns the floor."""
+        result = split_handback(text)
+        if result.handed_back and self.ledger.floor.holder == member:
+            self.pass_floor(COMMANDER, by=member)
+        return result
+
+    def close(self) -> None:
+        for session in self._sessions.values():
+            session.close()
+        self._sessions.clear()
+        self.ledger.close()
+        self.bus.close()
+
+    def __enter__(self) -> "TeamState":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
