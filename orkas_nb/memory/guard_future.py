@@ -79,10 +79,10 @@ _REVEAL = _c(L.SHOW, *words("SAY"), r"\bmention\w*", r"\btalk\w* about\b", r"\bp
              r"تذكر", r"提及", r"提到", r"告诉", r"告訴", r"言及", r"伝え", r"언급", r"알리", r"알려", r"บอก", r"बताएं", r"ज़िक्र")
 _NEG = re.compile(L.NEGATION + r"|\bjangan\b|\bאל\b|אל ת|\bnigdy\b|\basla\b|\bникогда\b|\bніколи\b|\bне\b|不|별|마세요|말")
 
-_TEMPLATED_URL = re.compile(
-    r"https?://[^\s)\]>\"'`]+\?(?:[^\s)\]>\"'`=&]+=[^\s)\]>\"'`&]*&)*[^\s)\]>\"'`=&]+="
-    r"(?:[a-z_]{3,}\b(?![./])|\.\.\.|…|\{[^}]*\}|<[^>]*>|[^\x00-\x7f]|(?=[)\]\s`\"']|$))",
-)
+_QUERY = r"https?://[^\s)\]>\"'`]+\?(?:[^\s)\]>\"'`=&]+=[^\s)\]>\"'`&]*&)*[^\s)\]>\"'`=&]+="
+_QUERY_URL = re.compile(_QUERY)
+# A hole to fill: nothing, an ellipsis, a {slot} or <slot>, or text in another script.
+_HOLE_URL = re.compile(_QUERY + r"(?:\.\.\.|…|\{[^}]*\}|<[^>]*>|[^\x00-\x7f]|(?=[)\]\s`\"']|$))")
 _MARKDOWN = re.compile(r"!?\[[^\]]*\]\(\s*https?://")
 _FILL = _c(r"\breplac\w*", r"\bfill\w*", r"\bsubstitut\w*", r"\bencod\w*", r"\bappend\w*", r"\bcontents?\b",
            r"\bremplaç\w*", r"\bencod\w*", r"\bersetz\w*", r"\bremplaz\w*", r"\breemplaz\w*", r"\btroca\w*",
@@ -141,7 +141,8 @@ def future_findings(flat: str) -> list[Finding]:
                                               "into memory again"))
         if _USER.search(flat) and (_SECRET_ADJ.search(flat) or _neg_reveal(flat)):
             out.append(Finding("hidden_instruction", "it asks to keep this entry from the user"))
-    if _TEMPLATED_URL.search(flat) and (_MARKDOWN.search(flat) or _FILL.search(flat)):
+    if (_HOLE_URL.search(flat) and (_MARKDOWN.search(flat) or _FILL.search(flat))) or \
+            (_QUERY_URL.search(flat) and _MARKDOWN.search(flat) and _FILL.search(flat)):
         out.append(Finding("exfiltration", "it asks to put text into a URL that leaves the machine "
                                            "(a link or image with a placeholder to fill)"))
     act = without_protective(flat)
