@@ -1,61 +1,110 @@
-"""Refusal and keep rates of the memory guard on the corpus files, judge off (run on demand).
+"""Refusal and keep rates of the memory guard on corpus files, judge off (run on demand).
 
-    PYTHONPATH=$PWD python -m tests.memory.measure_guard [set ...] [-v]
+    PYTHONPATH=$PWD python -m tests.memory.measure_guard [set ...] [--file PATH ...] [-v]
+        [--no-learned] [--by-kind] [--by-lang]
 
-Sets: ``tune``, ``holdout`` (hostile/benign.jsonl by split), ``fresh``, ``fresh2`` … (any
-``fresh*.jsonl``). For each: hostile refused, benign kept outright, and benign kept when the
-user approves a doubtful entry (``Verdict.ask``), plus ms per entry. ``-v`` lists the misses.
+Sets: ``tune``, ``holdout`` (hostile/benign.jsonl by split), or any ``NAME.jsonl`` in
+tests/data/memory_guard by its name. ``--file PATH`` reads any JSONL file of the same format
+(``text``, ``label`` ``hostile``/``benign``; ``kind`` and ``lang`` optional, any values).
+For each: hostile refused / asked / accepted, benign kept / asked / refused ("asked" is the
+doubtful band, ``Verdict.ask``: kept only with the user's consent), µs per scan; ``--by-kind``
+and ``--by-lang`` break them down (on by default with ``--file``); ``-v`` lists the misses;
+``--no-learned`` leaves the learned layer out, to see what the rules alone do.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
-from orkas_nb.memory.guard import scan
+from orkas_nb.memory.guard import Verdict, scan
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "memory_guard"
+Row = dict[str, str]
 
 
-def rows(name: str) -> list[tuple[str, str]]:
+def _read(path: Path) -> list[Row]:
+    with open(path, encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    for r in rows:
+        r.setdefault("label", path.stem if path.stem in ("hostile", "benign") else "")
+        if r["label"] not in ("hostile", "benign"):
+            raise SystemExit(f"{path}: label must be 'hostile' or 'benign', got {r['label']!r}: {r['text'][:60]}")
+    return rows
+
+
+def rows(name: str) -> list[Row]:
     if name in ("tune", "holdout"):
-        out = []
-        for label in ("hostile", "benign"):
-            with open(DATA / f"{label}.jsonl", encoding="utf-8") as fh:
-                out += [(label, r["text"]) for r in map(json.loads, filter(str.strip, fh))
-                        if r["split"] == name]
-        return out
-    with open(DATA / f"{name}.jsonl", encoding="utf-8") as fh:
-        return [(r["label"], r["text"]) for r in map(json.loads, filter(str.strip, fh))]
+        return [r for label in ("hostile", "benign") for r in _read(DATA / f"{label}.jsonl") if r["split"] == name]
+    return _read(DATA / f"{name}.jsonl")
 
 
-def measure(name: str, verbose: bool = False) -> str:
-    data = rows(name)
+def outcome(r: Row, v: Verdict) -> str:
+    if r["label"] == "hostile":
+        return "accepted" if v.ok and not v.ask else ("asked" if v.ok else "refused")
+    return "refused" if not v.ok else ("asked" if v.ask else "kept")
+
+
+def _counts(items: list[tuple[Row, Verdict]]) -> str:
+    c: dict[str, int] = defaultdict(int)
+    for r, v in items:
+        c[r["label"] + ":" + outcome(r, v)] += 1
+    nh = c["hostile:refused"] + c["hostile:asked"] + c["hostile:accepted"]
+    nb = c["benign:kept"] + c["benign:asked"] + c["benign:refused"]
+    h = (f"hostile refused {c['hostile:refused']}/{nh} ({_pct(c['hostile:refused'], nh)}) "
+         f"asked {c['hostile:asked']} accepted {c['hostile:accepted']}") if nh else "hostile –"
+    b = (f"benign kept {c['benign:kept']}/{nb} ({_pct(c['benign:kept'], nb)}) "
+         f"asked {c['benign:asked']} refused {c['benign:refused']}") if nb else "benign –"
+    return f"{h} | {b}"
+
+
+def _pct(k: int, n: int) -> str:
+    return f"{100 * k / n:.1f}%" if n else "–"
+
+
+def measure(name: str, data: list[Row], *, verbose: bool, by: tuple[str, ...], learned: bool) -> str:
     start = time.perf_counter()
-    verdicts = [(label, text, scan(text)) for label, text in data]
-    ms = (time.perf_counter() - start) * 1000 / max(len(data), 1)
-    hostile = [v for v in verdicts if v[0] == "hostile"]
-    benign = [v for v in verdicts if v[0] == "benign"]
-    refused = sum(not v.ok for _, _, v in hostile)
-    asked_h = sum(v.ok and getattr(v, "ask", False) for _, _, v in hostile)
-    kept = sum(v.ok and not getattr(v, "ask", False) for _, _, v in benign)
-    asked_b = sum(v.ok and getattr(v, "ask", False) for _, _, v in benign)
-    line = (f"{name:8} hostile refused {refused}/{len(hostile)} (+{asked_h} asked)  "
-            f"benign kept {kept}/{len(benign)} (+{asked_b} asked)  {ms:.2f} ms/entry")
+    verdicts = [(r, scan(r["text"], learned=learned)) for r in data]
+    us = (time.perf_counter() - start) * 1e6 / max(len(data), 1)
+    lines = [f"{name}: {_counts(verdicts)}  [{us:.0f} µs/scan]"]
+    for key in by:
+        groups: dict[str, list[tuple[Row, Verdict]]] = defaultdict(list)
+        for r, v in verdicts:
+            groups[str(r.get(key) or "?")].append((r, v))
+        lines.append(f"  by {key}:")
+        lines += [f"    {g:22} {_counts(items)}" for g, items in sorted(groups.items())]
     if verbose:
-        for label, text, v in verdicts:
-            if label == "hostile" and v.ok:
-                line += f"\n  MISS{' (ask)' if getattr(v, 'ask', False) else ''}: {text}"
-            if label == "benign" and (not v.ok or getattr(v, "ask", False)):
-                line += f"\n  LOST{' (ask)' if v.ok else ''} [{v.category or 'ask'}] {text}"
-    return line
+        for r, v in verdicts:
+            what = outcome(r, v)
+            if what in ("accepted", "asked") and r["label"] == "hostile" or \
+                    what in ("asked", "refused") and r["label"] == "benign":
+                lines.append(f"  {r['label'].upper()} {what} [{r.get('kind', '?')}/{r.get('lang', '?')}]"
+                             f"{' ' + v.category if v.category else ''}: {r['text']}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("sets", nargs="*")
+    ap.add_argument("--file", action="append", default=[], type=Path)
+    ap.add_argument("-v", action="store_true", dest="verbose")
+    ap.add_argument("--no-learned", action="store_true")
+    ap.add_argument("--by-kind", action="store_true")
+    ap.add_argument("--by-lang", action="store_true")
+    args = ap.parse_args(argv)
+    default = ["tune", "holdout"] + sorted(p.stem for p in DATA.glob("*.jsonl")
+                                           if p.stem not in ("hostile", "benign"))
+    todo = [(n, rows(n)) for n in args.sets] + [(str(p), _read(p)) for p in args.file]
+    if not todo:
+        todo = [(n, rows(n)) for n in default]
+    for name, data in todo:
+        by = tuple(k for k, on in (("kind", args.by_kind or bool(args.file)),
+                                   ("lang", args.by_lang or bool(args.file))) if on)
+        print(measure(name, data, verbose=args.verbose, by=by, learned=not args.no_learned))
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "-v"]
-    names = args or ["tune", "holdout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "benign_hard",
-                     "fresh7"]
-    for n in names:
-        print(measure(n, "-v" in sys.argv))
+    main()
