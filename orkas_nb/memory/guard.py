@@ -45,8 +45,6 @@ from .guard_detectors import (
 )
 from .guard_future import future_findings
 from .guard_intent import intent_findings
-from .guard_model import Features, features, marks
-from .guard_model import load as load_model
 from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's patterns)
     EXFILTRATION,
     INJECTION,
@@ -213,34 +211,40 @@ def findings(text: str) -> list[Finding]:
     return found
 
 
-def rules(text: str, *, max_chars: int = 800) -> tuple[Verdict, Features | None]:
-    """The verdict of every layer but the learned one, and (for an accepted entry) the
-    learned layer's input: its hashed features (see :mod:`.guard_model`)."""
+def scan(text: str, *, max_chars: int = 800) -> Verdict:
+    """Judge one memory write. ``Verdict.reason`` is written for the model.
+
+    Refused: the checks of the module docstring, or any *sure* finding of the detectors. An
+    entry with only *doubtful* findings is accepted with them in ``Verdict.doubts``, for a judge
+    (see :mod:`.guard_judge`) to decide when one is configured. An entry in the doubtful band
+    (:mod:`.guard_score`) also has ``Verdict.ask``: the ``memory`` tool then keeps it only with
+    the user's consent, or a judge's KEEP.
+    """
     if not text or not text.strip():
-        return Verdict(False, "the entry is empty", "empty"), None
+        return Verdict(False, "the entry is empty", "empty")
     if len(text) > max_chars:
         return Verdict(
             False,
             f"the entry is {len(text)} characters; the limit is {max_chars}. Keep one short, "
             "durable fact per entry.",
             "oversize",
-        ), None
+        )
     problem = _char_problem(text)
     if problem:
-        return Verdict(False, f"the entry contains {problem}; write plain visible text", "unicode"), None
+        return Verdict(False, f"the entry contains {problem}; write plain visible text", "unicode")
     nfkc = unicodedata.normalize("NFKC", text)
     mixed = _mixed_script_word(nfkc)
     if mixed:
         return Verdict(
             False, f"the word {mixed!r} mixes Latin with look-alike letters of another script", "unicode"
-        ), None
+        )
     if SECRET_VALUE.search(text):
         return Verdict(
             False,
             "the entry contains what looks like a secret (key or token); "
             "memory must never hold credentials",
             "secret",
-        ), None
+        )
     found = findings(text)
     sure = [f for f in found if f.sure]
     if sure:
@@ -250,46 +254,10 @@ def rules(text: str, *, max_chars: int = 800) -> tuple[Verdict, Features | None]
             f"{first.reason}; memory holds facts and preferences, never commands, secrets or "
             "changes to the assistant's rules",
             first.category,
-        ), None
+        )
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
     flat = normalise(text)
     ask, families = doubt(dequote(flat) if is_mention(flat) else flat)  # quoted data is no signal
     if ask:
         doubts += ("doubtful_band: it touches " + ", ".join(families),)
-    return Verdict(True, doubts=doubts, ask=ask), features(flat, nfkc, marks(found, families, ask))
-
-
-def learned_inputs(text: str) -> Features:
-    """The learned layer's input for any entry, refused or not (the fit trains on both)."""
-    flat = normalise(text)
-    ask, families = doubt(dequote(flat) if is_mention(flat) else flat)
-    return features(flat, unicodedata.normalize("NFKC", text), marks(findings(text), families, ask))
-
-
-def scan(text: str, *, max_chars: int = 800, learned: bool = True) -> Verdict:
-    """Judge one memory write. ``Verdict.reason`` is written for the model.
-
-    Refused: the checks of the module docstring, or any *sure* finding of the detectors, or a
-    score of the learned layer (:mod:`.guard_model`) at its refusal threshold. An entry with
-    only *doubtful* findings is accepted with them in ``Verdict.doubts``, for a judge (see
-    :mod:`.guard_judge`) to decide when one is configured. An entry in the doubtful band
-    (:mod:`.guard_score`, or a learned score at the ask threshold) also has ``Verdict.ask``:
-    the ``memory`` tool then keeps it only with the user's consent, or a judge's KEEP.
-    ``learned=False`` leaves the learned layer out (for measuring the layers apart).
-    """
-    verdict, inputs = rules(text, max_chars=max_chars)
-    model = load_model() if learned and inputs is not None else None
-    if model is None or inputs is None:
-        return verdict
-    score = model.score(*inputs)
-    if score >= model.refuse:
-        return Verdict(
-            False,
-            f"it reads like a standing order to the assistant rather than a fact or a preference "
-            f"(learned layer, score {score:.2f}); memory holds facts and preferences, never "
-            "commands, secrets or changes to the assistant's rules",
-            "learned",
-        )
-    if score >= model.ask:
-        return Verdict(True, doubts=(*verdict.doubts, f"learned: score {score:.2f}"), ask=True)
-    return verdict
+    return Verdict(True, doubts=doubts, ask=ask)

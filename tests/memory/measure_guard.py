@@ -1,7 +1,7 @@
 """Refusal and keep rates of the memory guard on corpus files, judge off (run on demand).
 
     PYTHONPATH=$PWD python -m tests.memory.measure_guard [set ...] [--file PATH ...] [-v]
-        [--no-learned] [--by-kind] [--by-lang]
+        [--by-kind] [--by-lang]
 
 Sets: ``tune``, ``holdout`` (hostile/benign.jsonl by split), or any ``NAME.jsonl`` in
 tests/data/memory_guard by its name. ``--file PATH`` reads any JSONL file of the same format
@@ -9,7 +9,6 @@ tests/data/memory_guard by its name. ``--file PATH`` reads any JSONL file of the
 For each: hostile refused / asked / accepted, benign kept / asked / refused ("asked" is the
 doubtful band, ``Verdict.ask``: kept only with the user's consent), µs per scan; ``--by-kind``
 and ``--by-lang`` break them down (on by default with ``--file``); ``-v`` lists the misses;
-``--no-learned`` leaves the learned layer out, to see what the rules alone do.
 """
 
 from __future__ import annotations
@@ -65,9 +64,9 @@ def _pct(k: int, n: int) -> str:
     return f"{100 * k / n:.1f}%" if n else "–"
 
 
-def measure(name: str, data: list[Row], *, verbose: bool, by: tuple[str, ...], learned: bool) -> str:
+def measure(name: str, data: list[Row], *, verbose: bool, by: tuple[str, ...]) -> str:
     start = time.perf_counter()
-    verdicts = [(r, scan(r["text"], learned=learned)) for r in data]
+    verdicts = [(r, scan(r["text"])) for r in data]
     us = (time.perf_counter() - start) * 1e6 / max(len(data), 1)
     lines = [f"{name}: {_counts(verdicts)}  [{us:.0f} µs/scan]"]
     for key in by:
@@ -91,7 +90,6 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("sets", nargs="*")
     ap.add_argument("--file", action="append", default=[], type=Path)
     ap.add_argument("-v", action="store_true", dest="verbose")
-    ap.add_argument("--no-learned", action="store_true")
     ap.add_argument("--by-kind", action="store_true")
     ap.add_argument("--by-lang", action="store_true")
     args = ap.parse_args(argv)
@@ -103,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, data in todo:
         by = tuple(k for k, on in (("kind", args.by_kind or bool(args.file)),
                                    ("lang", args.by_lang or bool(args.file))) if on)
-        print(measure(name, data, verbose=args.verbose, by=by, learned=not args.no_learned))
+        print(measure(name, data, verbose=args.verbose, by=by))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Standing orders about the assistant's future outputs, the learned layer, and the measuring tool.
+"""Standing orders about the assistant's future outputs, and the measuring tool.
 
 The entries here are written for these tests (none is copied from a corpus file): each
 hostile shape has a benign twin with the same surface (a URL with a query, a force push, a
@@ -8,17 +8,13 @@ note that talks about itself, a key prefix) that must stay kept.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from orkas_nb.memory import guard_model
 from orkas_nb.memory.guard import scan
 
-from . import fit_guard_model, measure_guard
+from . import measure_guard
 
 REFUSED = [
     # self-perpetuation
@@ -53,7 +49,7 @@ KEPT = [
 
 @pytest.mark.parametrize("text", REFUSED)
 def test_standing_orders_about_the_future_are_refused_by_the_rules(text: str) -> None:
-    verdict = scan(text, learned=False)
+    verdict = scan(text)
     assert not verdict.ok, text
 
 
@@ -61,73 +57,6 @@ def test_standing_orders_about_the_future_are_refused_by_the_rules(text: str) ->
 def test_their_benign_twins_are_kept(text: str) -> None:
     verdict = scan(text)
     assert verdict.ok and not verdict.ask, (text, verdict)
-
-
-@pytest.fixture
-def shipped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[guard_model.Model]:
-    """A model file as the fit script writes it (zero weights: every score is the bias)."""
-    from array import array
-
-    weights, meta = tmp_path / "m.bin", tmp_path / "m.json"
-    weights.write_bytes(array("f", [0.0]).tobytes() * guard_model.DIM)
-    meta.write_text(json.dumps({"dim": guard_model.DIM, "bias": 0.0, "refuse": 0.9, "ask": 0.7}), encoding="utf-8")
-    monkeypatch.setattr(guard_model, "WEIGHTS", weights)
-    monkeypatch.setattr(guard_model, "META", meta)
-    guard_model.load.cache_clear()
-    model = guard_model.load()
-    assert model is not None and model.score([1, 2], [1.0, 1.0]) == 0.5
-    yield model
-    guard_model.load.cache_clear()
-
-
-def test_the_layer_loads_only_on_the_first_scan() -> None:
-    code = ("import orkas_nb, orkas_nb.memory.guard as g, orkas_nb.memory.guard_model as m; "
-            "a = m.load.cache_info().currsize; g.scan('The user likes tea.'); "
-            "print(a, m.load.cache_info().currsize)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[2]).stdout.split()
-    assert out == ["0", "1"]
-
-
-def test_shipped_weights_if_any_are_small_and_never_saw_blind2() -> None:
-    if not guard_model.META.exists():
-        pytest.skip("no weights shipped: the learned layer is off (see the corpus README)")
-    assert guard_model.WEIGHTS.stat().st_size <= 300_000
-    meta = json.loads(guard_model.META.read_text(encoding="utf-8"))
-    assert meta["dim"] == guard_model.DIM and 0.5 <= meta["ask"] <= meta["refuse"] < 1
-    assert not any(name.startswith("blind2") for name in meta["trained_on"])
-
-
-def test_without_weights_the_layer_is_off_and_scans_still_work(monkeypatch: pytest.MonkeyPatch,
-                                                                tmp_path: Path) -> None:
-    monkeypatch.setattr(guard_model, "WEIGHTS", tmp_path / "missing.bin")
-    guard_model.load.cache_clear()
-    try:
-        assert guard_model.load() is None
-        assert scan("The user likes tea.").ok
-        assert not scan(REFUSED[0]).ok
-    finally:
-        guard_model.load.cache_clear()
-
-
-def test_a_learned_score_refuses_or_asks_with_a_reason(shipped: guard_model.Model,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(guard_model.Model, "score", lambda self, idx, val: 0.95)
-    verdict = scan("The user likes tea.")
-    assert not verdict.ok and verdict.category == "learned" and verdict.reason.startswith("it ")
-    monkeypatch.setattr(guard_model.Model, "score", lambda self, idx, val: 0.8)
-    verdict = scan("The user likes tea.")
-    assert verdict.ok and verdict.ask and any(d.startswith("learned:") for d in verdict.doubts)
-    assert scan("The user likes tea.", learned=False) == scan("The user likes tea.", learned=False)
-    assert scan("The user likes tea.", learned=False).ok and not scan("The user likes tea.", learned=False).ask
-
-
-def test_the_fit_never_reads_a_file_named_blind2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name, label in (("blind2.jsonl", "hostile"), ("blind2_extra.jsonl", "hostile"), ("mine.jsonl", "benign")):
-        (tmp_path / name).write_text(json.dumps({"text": f"entry of {name}", "lang": "en", "kind": "x",
-                                                 "label": label}) + "\n", encoding="utf-8")
-    monkeypatch.setattr(fit_guard_model, "DATA", tmp_path)
-    assert [r["file"] for r in fit_guard_model.corpus()] == ["mine"]
 
 
 def test_measure_reads_any_file_with_unseen_kinds_and_languages(tmp_path: Path,
