@@ -57,44 +57,50 @@ HAN_SINGLE = (
 
 # Accented letters tell the Latin languages apart (ł ż ą: Polish, ř ě ů: Czech, å ä ö: Swedish,
 # ő ű: Hungarian, ė į ų: Lithuanian, ș ț: Romanian ...) and their tokens differ: each has its own weight, its share measured at a text's start.
-ACCENT_WEIGHTS: dict[str, float] = {"ä": 1.609, "å": 0.8059, "ö": 0.6534, "ü": 0.8291, "é": 0.4858, "è": 1.0355, "ł": 2.2294, "ż": 0.2855, "ą": 1.9697, "ę": 0.0, "ó": 1.0867, "ś": 1.0035, "ć": 0.8154, "ń": 0.0, "č": 1.6899, "ř": 0.6882, "ž": 1.6044, "ě": 0.0, "ů": 0.8423, "ý": 0.5011, "á": 0.4505, "í": 0.3319, "à": 1.6479, "ò": 5.5602, "ù": 0.9813, "ì": 0.0, "ã": 0.0, "õ": 2.9891, "ç": 0.0, "ñ": 0.0, "ş": 0.9669, "ğ": 0.6709, "ı": 0.5196, "ß": 0.0, "ê": 0.0, "â": 0.5858, "ô": 0.0, "î": 1.4623, "š": 1.7322, "ú": 1.1412, "ő": 3.6437, "ű": 1.9258, "ė": 2.4743, "į": 2.7776, "ų": 1.6254, "ū": 1.2055, "æ": 1.9307, "ø": 2.1261, "ș": 2.2283, "ț": 1.9018, "ă": 1.306, "đ": 0.0, "ā": 0.103, "ē": 0.103, "ī": 0.103, "ï": 1.2986, "ë": 0.0}
+ACCENT_WEIGHTS: dict[str, float] = {"ä": 1.4549, "å": 0.947, "ö": 0.6782, "ü": 0.7709, "é": 0.47, "è": 0.9952, "ł": 1.7616, "ż": 0.1507, "ą": 1.6999, "ę": 0.3345, "ó": 1.055, "ś": 0.6995, "ć": 0.7903, "ń": 0.3153, "č": 1.3033, "ř": 0.4985, "ž": 1.3917, "ě": 0.0, "ů": 0.6917, "ý": 0.3979, "á": 0.4807, "í": 0.4812, "à": 1.651, "ò": 3.0224, "ù": 1.3563, "ì": 0.6036, "ã": 0.0, "õ": 2.7233, "ç": 0.0, "ñ": 0.9711, "ş": 0.632, "ğ": 0.5941, "ı": 0.4925, "ß": 0.0, "ê": 0.3899, "â": 1.0239, "ô": 0.0, "î": 2.1605, "š": 2.2786, "ú": 1.0003, "ő": 2.3264, "ű": 1.1838, "ė": 2.054, "į": 1.9644, "ų": 1.5307, "ū": 1.2565, "æ": 1.7485, "ø": 1.5705, "ș": 1.8964, "ț": 1.6752, "ă": 1.2448, "đ": 0.0, "ā": 1.1122, "ē": 1.0178, "ī": 1.0122, "ï": 0.9435, "ë": 1.3294}
 
 # Weights fitted against o200k_base on the tune split of tests/data/tokens/corpus (see module
 # docstring). Keys name the features; a ``_en``/``_x`` pair is one feature split by the share of
 # English in the text, the ``han_*`` triple one feature split by simplified/traditional/Japanese.
 WEIGHTS: dict[str, float] = {
-    "word_en": 0.4736, "word_x": 0.4397,          # a run of Latin letters
-    "letter_en": 0.1024, "letter_x": 0.1195,     # each Latin letter: long or rare words split more
+    "word_en": 0.505, "word_x": 0.452,          # a run of Latin letters
+    "letter_en": 0.0996, "letter_x": 0.1187,     # each Latin letter: long or rare words split more
     # foreign letters, by their share of k w z j y v
-    "rare_k": 0.5888, "rare_w": 0.0, "rare_z": 0.9839, "rare_j": 0.4107, "rare_y": 0.0837, "rare_v": 0.5348,
-    "upper": 0.1007,        # capitals: acronyms and base64 split more
-    "camel": 0.2988,        # lower->upper boundary (camelCase) starts a new piece
-    "latin_ext": 0.6645,     # accented Latin letters other than those below
+    "rare_k": 0.6227, "rare_w": 0.0, "rare_z": 0.9853, "rare_j": 0.4653, "rare_y": 0.2626, "rare_v": 0.4881,
+    "upper": 0.0938,        # capitals: acronyms and base64 split more
+    "camel": 0.2239,        # lower->upper boundary (camelCase) starts a new piece
+    "latin_ext": 0.7871,     # accented Latin letters other than those below
     **{f"accent_{c}": w for c, w in ACCENT_WEIGHTS.items()},
-    "viet": 0.1293,          # Latin Extended Additional (Vietnamese)
-    "digit_run": 1.3357,     # o200k groups digits by at most three
-    "digit_triple": 0.5799,
-    "space_digit": 0.8074,   # a space does not merge into the number after it
-    "punct_run": 1.0273,
-    "join_word": -0.4462,     # _kind .path: an underscore or a dot before a word nearly always does
+    "viet": 0.0647,          # Latin Extended Additional (Vietnamese)
+    "digit_run": 1.3246,     # o200k groups digits by at most three
+    "digit_triple": 0.5886,
+    "space_digit": 0.8036,   # a space does not merge into the number after it
+    "punct_run": 1.0015,
+    "join_word": -0.3576,     # _kind .path: an underscore or a dot before a word nearly always does
     "punct_newline": -1.03, # ):\n  a mark's piece takes the line breaks after it
-    "newline": 1.2355,
-    "blank_line": -0.9895,    # \n\n, \n\n\n are one piece each (fitted negative)
-    "line_word": 0.809,     # a word opening a line has no space to merge with: rarer pieces
-    "indent": 1.1061,        # a run of two or more spaces (indentation, alignment)
-    "han_s": 0.6733, "han_t": 0.8585, "han_j": 0.9413,
-    "han_rare": 1.3407,      # a Han character o200k has no token for
-    "space_cjk": 0.7105,     # 加 上 使 用: a space before a Han or kana character is a piece of its own
-    "cjk_punct": 0.937,     # 。、「」 merge with their neighbours
-    "kana": 0.5674,
-    "fullwidth": 0.7961,     # ，：（）
-    "hangul": 0.3833, "hangul_word": 0.9397,
-    "cyrillic": 0.0838, "cyrillic_word": 1.6007,
-    "greek": 0.4164, "greek_word": 0.0,
-    "hebrew": 0.4621, "hebrew_word": 0.0733,
-    "arabic": 0.3822, "arabic_word": 0.0252,
-    "devanagari": 0.4206, "thai": 0.4165, "indic": 0.3755, "indic_word": 0.0,
-    "symbol": 0.5732,        # “ ” — … arrows, maths
-    "emoji": 1.7803,
+    "newline": 1.3119,
+    "blank_line": -1.03,    # \n\n, \n\n\n are one piece each (fitted negative)
+    "line_word": 0.8011,     # a word opening a line has no space to merge with: rarer pieces
+    "indent": 1.0795,        # a run of two or more spaces (indentation, alignment)
+    "han_s": 0.6707, "han_t": 0.8546, "han_j": 0.9381,
+    "han_rare": 1.3162,      # a Han character o200k has no token for
+    "space_cjk": 0.732,     # 加 上 使 用: a space before a Han or kana character is a piece of its own
+    "cjk_punct": 0.9363,     # 。、「」 merge with their neighbours
+    "kana": 0.5645,
+    "fullwidth": 0.7831,     # ，：（）
+    "hangul": 0.3931, "hangul_word": 0.9062,
+    "cyrillic": 0.1608, "cyrillic_ext": 0.7546, "cyrillic_word": 1.1738,
+    "greek": 0.4146, "greek_word": 0.0,
+    "armenian": 0.3068, "armenian_word": 0.4251,
+    "hebrew": 0.4837, "hebrew_word": 0.0,
+    "arabic": 0.3759, "arabic_ext": 0.6439, "arabic_word": 0.0,
+    # the scripts of U+0900-U+1FFF, each its own weight (token_features.BRAHMIC)
+    "devanagari": 0.4187, "bengali": 0.4398, "gurmukhi": 0.6776, "gujarati": 0.4731, "oriya": 1.2099, "tamil": 0.3812,
+    "telugu": 0.4977, "kannada": 0.4532, "malayalam": 0.3817, "sinhala": 0.6318, "thai": 0.4149, "tibetan": 1.6123,
+    "myanmar": 0.5734, "georgian": 0.3741, "ethiopic": 2.1642, "khmer": 0.4654,
+    "other_script": 2.575,  # a script the corpus does not hold: the cautious prior (SCRIPT_PRIOR in the fit)
+    "indic_word": 0.0,
+    "symbol": 0.287,        # “ ” — … arrows, maths
+    "emoji": 1.8605,
 }
 BIAS = 0.0

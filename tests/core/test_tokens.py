@@ -48,6 +48,13 @@ REQUIRED = {
     "latin-hu", "latin-fi", "latin-ro", "latin-sk", "latin-hr", "latin-da", "latin-lt", "latin-et",
     "latin-sl", "latin-nb", "latin-ca", "latin-id", "georgian",
 }
+# 58 more languages in five script families (more-*.jsonl), added to measure what the fit does
+# on languages and scripts it had no category for; bounded per language below.
+MORE = {"more-latin", "more-cyrillic", "more-indic", "more-arabic", "more-other"}
+# The worst mean under-estimate of one added language on its held-out texts. Every script but
+# Latin is held to the general bound; Latin languages whose words o200k knows little of (Xhosa,
+# Zulu, Welsh, Irish) are under-estimated by up to a third, which no letter count here tells.
+MORE_UNDER = {"more-latin": 0.35}
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +64,10 @@ def held_out() -> list:
 
 def test_every_category_is_within_ten_percent_of_o200k_on_texts_never_fitted_on(held_out: list) -> None:
     print("\n" + markdown(held_out))
-    assert {r.category for r in held_out} == REQUIRED
+    assert {r.category for r in held_out} == REQUIRED | MORE
     for r in held_out:
+        if r.category in MORE:
+            continue
         assert r.samples >= 7, f"{r.category}: too few held-out texts to measure"
         assert r.mae_o200k <= BOUND, f"{r.category}: mean error {r.mae_o200k:.1%} > {BOUND:.0%}"
 
@@ -69,7 +78,30 @@ def test_errors_lean_to_over_estimating(held_out: list) -> None:
     signed = [r.signed_o200k for r in held_out]
     assert sum(signed) / len(signed) > 0
     for r in held_out:
+        if r.category in MORE:
+            continue
         assert r.signed_o200k > -0.05, f"{r.category} under-estimated by {-r.signed_o200k:.1%} on average"
+
+
+def test_no_added_language_is_under_estimated_beyond_its_bound_on_held_out_texts() -> None:
+    rows = table(load_corpus("holdout", sorted(MORE)), by="lang")
+    family = {s.lang: s.category for s in load_corpus("holdout", sorted(MORE))}
+    print("\n" + markdown(sorted(rows, key=lambda r: r.signed_o200k)))
+    assert len(rows) >= 40
+    for r in rows:
+        bound = MORE_UNDER.get(family[r.category], BOUND)
+        assert r.signed_o200k >= -bound, f"{r.category}: under-estimated by {-r.signed_o200k:.1%} > {bound:.0%}"
+
+
+def test_a_script_the_fit_never_saw_is_over_estimated_not_under() -> None:
+    # Lao, Cherokee, Ol Chiki ... are in no corpus file: they get the cautious prior.
+    from tests.core.calibrate_tokens import SCRIPT_PRIOR, count, encoders
+
+    assert token_tables.WEIGHTS["other_script"] == pytest.approx(SCRIPT_PRIOR * 1.03, abs=0.05)
+    enc = encoders()["o200k_base"]
+    for text in ("ພາສາລາວ ເປັນພາສາທາງການ ຂອງປະເທດລາວ " * 20, "ᱥᱟᱱᱛᱟᱲᱤ ᱯᱟᱹᱨᱥᱤ " * 20, "ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ " * 20):
+        # (Ol Chiki costs 2.7 tokens a character, a little over the prior)
+        assert estimate_text(text) >= 0.8 * count(enc, text), text[:10]
 
 
 def test_the_first_corpus_is_unseen_now_and_stays_within_the_bound() -> None:
@@ -249,7 +281,8 @@ def test_request_estimate_includes_system_and_tools() -> None:
 @pytest.mark.parametrize("char,klass", [
     ("中", "han_s"), ("這", "han_t"), ("あ", "kana"), ("カ", "kana"), ("。", "cjk_punct"), ("한", "hangul"),
     ("，", "fullwidth"), ("я", "cyrillic"), ("α", "greek"), ("ש", "hebrew"), ("ع", "arabic"),
-    ("अ", "devanagari"), ("ก", "thai"), ("ქ", "indic"), ("—", "symbol"), ("→", "symbol"), ("😀", "emoji"),
+    ("अ", "devanagari"), ("ก", "thai"), ("ქ", "georgian"), ("ക", "malayalam"), ("ሰ", "ethiopic"),
+    ("ລ", "other_script"), ("ա", "armenian"), ("ਪ", "gurmukhi"), ("ཀ", "tibetan"), ("—", "symbol"), ("→", "symbol"), ("😀", "emoji"),
     ("ŋ", "latin_ext"), ("ß", "accent_ß"), ("ł", "accent_ł"), ("ệ", "viet"),
 ])
 def test_each_script_lands_in_its_class(char: str, klass: str) -> None:
@@ -261,7 +294,8 @@ def test_each_script_lands_in_its_class(char: str, klass: str) -> None:
         assert f[klass] == 3
         klass_set = {klass}
     word = {"cyrillic": "cyrillic_word", "greek": "greek_word", "hebrew": "hebrew_word", "arabic": "arabic_word",
-            "hangul": "hangul_word", "devanagari": "indic_word", "thai": "indic_word", "indic": "indic_word"}
+            "hangul": "hangul_word", "armenian": "armenian_word",
+            **{k: "indic_word" for k in (*token_features.BRAHMIC, "other_script")}}
     if klass in word:
         assert f[word[klass]] == 1
         klass_set.add(word[klass])

@@ -61,6 +61,22 @@ LOCALES = {
     "be": ("cyrillic", "be"), "mk": ("cyrillic", "mk"), "sr": ("cyrillic", "sr"),
     "ka": ("georgian", "ka"),
 }
+# Languages added to measure what the fit does on letter statistics and scripts it had no
+# category for (issue 19): one file per script family, each text keeping its language. A
+# family's texts are capped per language (PER_LANGUAGE), so that the big catalogues of one
+# language do not fill it.
+MORE_LOCALES = {
+    **{loc: ("more-latin", loc) for loc in (
+        "cy", "ga", "gd", "br", "eu", "is", "fo", "sq", "mt", "lv", "az", "uz", "tk", "crh", "sw",
+        "gl", "ast", "oc", "fur", "sc", "wa", "eo", "ia", "ms", "tl", "af", "nn", "bs", "ku", "rw",
+        "xh", "zu", "nso", "mi", "ha", "yo", "ht", "sr@latin")},
+    **{loc: ("more-cyrillic", loc) for loc in ("kk", "mn", "tg", "ky", "tt", "uz@cyrillic", "ba", "cv")},
+    **{loc: ("more-indic", loc) for loc in ("bn", "bn_IN", "pa", "gu", "or", "ta", "te", "kn", "ml", "si", "as")},
+    **{loc: ("more-arabic", loc) for loc in ("ug", "ps", "ur", "ckb", "sd")},
+    **{loc: ("more-other", loc) for loc in ("hy", "am", "ti", "km", "lo", "my", "dz", "yi")},
+}
+LOCALES = {**LOCALES, **MORE_LOCALES}
+PER_LANGUAGE = 15
 MIXED_LOCALES = ("zh_CN", "zh_TW", "ja", "ko", "ru", "el", "ar", "he", "hi", "th")
 
 
@@ -187,7 +203,7 @@ def add(category: str, lang: str, kind: str, source: str, group: str, text: str,
         package, licence = provenance(source)
     n = sum(1 for r in RECORDS if r["source"] == source and r["category"] == category)
     RECORDS.append({
-        "id": f"{category}/{Path(source).name}#{n}", "category": category, "lang": lang, "kind": kind,
+        "id": f"{category}/{lang + '/' if category.startswith('more-') else ''}{Path(source).name}#{n}", "category": category, "lang": lang, "kind": kind,
         "source": str(source), "package": package, "licence": licence, "group": group,
         "split": group_split(group), "text": text,
     })
@@ -457,6 +473,20 @@ def gather_tables() -> None:
             add("markdown-table", "markdown", "Markdown tables from a .md file", path, f"md:{Path(path).name}", c)
 
 
+def keep(recs: list[dict], cap: int) -> list[dict]:
+    """``cap`` of the records, round-robin over their sources so no one catalogue fills a category."""
+    by_source: dict[str, list[dict]] = defaultdict(list)
+    for r in sorted(recs, key=lambda r: hashlib.sha256(r["id"].encode()).hexdigest()):
+        by_source[r["source"]].append(r)
+    order = sorted(by_source, key=lambda s: hashlib.sha256(s.encode()).hexdigest())
+    kept: list[dict] = []
+    while len(kept) < cap and any(by_source.values()):
+        for s in order:
+            if by_source[s] and len(kept) < cap:
+                kept.append(by_source[s].pop(0))
+    return kept
+
+
 def main() -> None:
     gather_mo()
     gather_man()
@@ -473,16 +503,11 @@ def main() -> None:
     for old in OUT.glob("*.jsonl"):
         old.unlink()
     for cat, recs in sorted(by_cat.items()):
-        # Keep CAP texts: round-robin over sources so no one catalogue fills a category.
-        by_source: dict[str, list[dict]] = defaultdict(list)
-        for r in sorted(recs, key=lambda r: hashlib.sha256(r["id"].encode()).hexdigest()):
-            by_source[r["source"]].append(r)
-        order = sorted(by_source, key=lambda s: hashlib.sha256(s.encode()).hexdigest())
-        kept: list[dict] = []
-        while len(kept) < CAP and any(by_source.values()):
-            for s in order:
-                if by_source[s] and len(kept) < CAP:
-                    kept.append(by_source[s].pop(0))
+        if cat.startswith("more-"):
+            langs = sorted({r["lang"] for r in recs})
+            kept = [r for lang in langs for r in keep([r for r in recs if r["lang"] == lang], PER_LANGUAGE)]
+        else:
+            kept = keep(recs, CAP)
         kept.sort(key=lambda r: r["id"])
         with open(OUT / f"{cat}.jsonl", "w", encoding="utf-8") as f:
             for r in kept:
