@@ -9,8 +9,8 @@ Imports under ``if TYPE_CHECKING:`` never run and are left out. Importing ``a.b.
 the packages ``a.b`` and ``a`` unless the importer sits inside them (then they are already
 running), so those packages are edges too.
 
-A circle is a strongly connected component of more than one module (or a module importing
-itself); each is printed as one path round it.
+A circle is a strongly connected component of more than one module; each is printed as one
+path round it, with the line of each import on it.
 """
 
 from __future__ import annotations
@@ -95,15 +95,15 @@ def import_graph(sources: dict[str, str], packages: set[str]) -> dict[str, dict[
                                     if not (importer + ".").startswith(".".join(parts[:j]) + ".")}
                         break
                 for target in targets:
-                    edges.setdefault(target, node.lineno)
+                    edges[target] = min(edges.get(target, node.lineno), node.lineno)
         edges.pop(importer, None)  # a module importing itself finds itself in sys.modules
     return graph
 
 
 def components(graph: dict[str, dict[str, int]]) -> list[set[str]]:
-    """The strongly connected components that hold a circle (more than one module, or a module
-    importing itself), in the order of their smallest names. Every edge between two modules of
-    one component lies on a circle."""
+    """The strongly connected components of more than one module (a module importing itself is
+    no edge), in the order of their smallest names. Every edge between two modules of one
+    component lies on a circle."""
 
     def reach(start: str, edges: dict[str, set[str]]) -> set[str]:
         seen, todo = {start}, [start]
@@ -125,7 +125,7 @@ def components(graph: dict[str, dict[str, int]]) -> list[set[str]]:
             continue
         component = reach(node, forward) & reach(node, backward)
         done |= component
-        if len(component) > 1 or node in forward[node]:
+        if len(component) > 1:
             found.append(component)
     return found
 
