@@ -105,6 +105,7 @@ def knowledge_base_for(workspace: str | Path, embedder: str | None = None, *,
     ``add`` or ``sync``); ``none`` searches full text only, keeping the vectors. ``endpoints``
     finds the server of an ``ENDPOINT/MODEL`` setting (the caller above memory hands it in).
     """
+    from . import embedder_choice
     from .embedder_choice import AUTO, NONE, embedder_from_spec, kind_of
 
     kb = open_knowledge_base(workspace)
@@ -125,7 +126,8 @@ def knowledge_base_for(workspace: str | Path, embedder: str | None = None, *,
 
         stored = kb.store.meta("embedder_spec")
         try:
-            found = embedder_from_spec(stored, endpoints) if stored else default_embedder()
+            found = (embedder_from_spec(stored, endpoints) if stored
+                     else embedder_choice.default_embedder())
         except ConfigError:  # the server's address or key is gone: full text until it is back
             found = None
         if found is not None and found.id == stored_id:
@@ -139,14 +141,11 @@ def has_knowledge_base(workspace: str | Path) -> bool:
 
 
 def default_embedder() -> Embedder | None:
-    """The local MiniLM when its packages are installed (``orkas_nb[embeddings]``), else None."""
-    from ..core.errors import ConfigError
-    from .embedders import OnnxMiniLM
+    """The local MiniLM when its packages are installed (``orkas_nb[embeddings]``), else None.
 
-    try:
-        import onnxruntime  # noqa: F401
-        import tokenizers  # noqa: F401
+    It lives in :mod:`.embedder_choice` (which must not import this package back); replace it
+    there to stand in for a machine without the model.
+    """
+    from . import embedder_choice
 
-        return OnnxMiniLM()
-    except (ImportError, ConfigError):
-        return None
+    return embedder_choice.default_embedder()

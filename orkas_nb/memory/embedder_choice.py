@@ -38,6 +38,23 @@ def kind_of(spec: str | None) -> str:
     return LOCAL if lowered == LOCAL else "server"
 
 
+def default_embedder() -> Embedder | None:
+    """The local MiniLM when its packages are installed (``orkas_nb[embeddings]``), else None.
+
+    Every "is the local model there?" question goes through this name (``orkas_nb.memory``
+    re-exports it), so replacing it here stands in for a machine without the model.
+    """
+    from .embedders import OnnxMiniLM
+
+    try:
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+
+        return OnnxMiniLM()
+    except (ImportError, ConfigError):
+        return None
+
+
 def embedder_from_spec(spec: str | None, endpoints: EndpointLookup | None = None,
                        **endpoint_options: Any) -> Embedder | None:
     """The embedder a setting names; ``None`` for full-text search only.
@@ -48,8 +65,6 @@ def embedder_from_spec(spec: str | None, endpoints: EndpointLookup | None = None
     if kind == NONE:
         return None
     if kind in (AUTO, LOCAL):
-        from . import default_embedder
-
         found = default_embedder()
         if found is None and kind == LOCAL:
             raise ConfigError("the local embedding model is not installed: "
@@ -69,4 +84,5 @@ def embedder_from_spec(spec: str | None, endpoints: EndpointLookup | None = None
     return HttpEmbedder(model, base_url=base_url, api_key=key or "")
 
 
-__all__ = ["AUTO", "LOCAL", "NONE", "EndpointLookup", "embedder_from_spec", "kind_of"]
+__all__ = ["AUTO", "LOCAL", "NONE", "EndpointLookup", "default_embedder", "embedder_from_spec",
+           "kind_of"]

@@ -29,6 +29,18 @@ measured in the same run.
 
     python tests/benchmarks/bench_harness_overhead.py [--n 1,10,50,100] [--fresh 0] [--repeat 3]
         [--rounds 3] [--python /path/to/venv/bin/python] [--only bare,orkas]
+        [--compare-tree REVISION_OR_PATH]
+
+``--compare-tree`` measures orkas_nb from another tree in the same run (issue 14: the harness
+after a restructuring within 5% of the tree before): a git revision (its ``orkas_nb/`` is
+exported with ``git archive`` into a temporary folder, removed afterwards) or the path of a
+checkout. Each orkas_nb client of ``--only`` then also runs, with the same workload from this
+file, in a process whose ``PYTHONPATH`` is that tree (the worker checks which orkas_nb it
+imported); the two trees alternate within every round, the order flipping from round to round,
+so the machine's load falls on both alike. The report adds, per N, this tree's CPU per request
+over the other's (medians over all samples) and the range of the per-round ratios (the spread).
+The workload uses only API both trees have: ``Agent(provider, model_name=..., workspace=...,
+session=..., tools=..., system_prompt=...)``, ``Agent.run`` events, ``Runner`` for the breakdown.
 """
 
 from __future__ import annotations
@@ -136,8 +148,7 @@ async def _drain(events: Any) -> tuple[Any, float | None]:
 
 
 async def run_orkas(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
-    from orkas_nb import Agent
-    from orkas_nb.harness.tool_protocol import tool
+    from orkas_nb import Agent, tool  # the facade: the same in every tree --compare-tree meets
 
     workspace = _orkas_setup(url, state)
     session = f"bench-{state['runs']}"
@@ -242,9 +253,15 @@ async def run_provider_only(url: str, model: str, state: dict[str, Any]) -> tupl
 
 def _runner_variant(*, disk: bool, compaction: bool, default_tools: bool):
     async def run(url: str, model: str, state: dict[str, Any]) -> tuple[int, float | None]:
-        from orkas_nb.harness.runner import RunConfig, Runner
-        from orkas_nb.harness.session import InMemorySession, JsonlSession
-        from orkas_nb.harness.tool_protocol import ToolRegistry, tool
+        # the harness package's exports: its modules were renamed since the tree before issue 14
+        from orkas_nb.harness import (
+            InMemorySession,
+            JsonlSession,
+            RunConfig,
+            Runner,
+            ToolRegistry,
+            tool,
+        )
 
         workspace = _orkas_setup(url, state)
         provider, name = state["provider"], model
@@ -329,9 +346,11 @@ async def worker(name: str, url: str, ns: list[int], repeat: int, min_requests: 
         _, first = await run(url, "loop-0", state)
         if first is not None:
             ttft.append(first)
+    orkas_nb = sys.modules.get("orkas_nb")
     return {"framework": name, "version": _version(name), "per_n": per_n, "fresh": fresh,
             "ttft_ms": round(statistics.median(ttft) * 1000, 2) if ttft else None,
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "tree": str(Path(orkas_nb.__file__).resolve().parents[1]) if orkas_nb else None}
 
 
 def _start_server() -> tuple[subprocess.Popen, str]:
@@ -342,6 +361,26 @@ def _start_server() -> tuple[subprocess.Popen, str]:
         proc.kill()
         raise SystemExit(f"the loopback model server did not start: {url!r}")
     return proc, url
+
+
+ORKAS_FREE = {"bare", "pydantic_ai", "openai_agents"}  # clients that never import orkas_nb
+
+
+def _other_tree(spec: str, scratch: Path) -> tuple[Path, str]:
+    """(a folder holding the other tree's ``orkas_nb/``, its label) for ``--compare-tree``."""
+    path = Path(spec).expanduser()
+    if (path / "orkas_nb" / "__init__.py").is_file():
+        return path.resolve(), path.name
+    rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", f"{spec}^{{commit}}"],
+                         capture_output=True, text=True, check=False)
+    if rev.returncode != 0:
+        raise SystemExit(f"--compare-tree {spec!r} is neither a checkout with orkas_nb/ nor a "
+                         f"git revision of {REPO}: {rev.stderr.strip()}")
+    label = rev.stdout.strip()
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", label, "orkas_nb"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(scratch)], input=archive, check=True)
+    return scratch, label
 
 
 def main() -> None:
@@ -357,6 +396,9 @@ def main() -> None:
                         help="interpreter with pydantic-ai and openai-agents installed")
     parser.add_argument("--only", default="bare,orkas,pydantic_ai,openai_agents",
                         help="clients to run; the breakdown adds " + ",".join(BREAKDOWN))
+    parser.add_argument("--compare-tree", metavar="REVISION_OR_PATH",
+                        help="also run the orkas_nb clients from this git revision or checkout, "
+                             "interleaved, and report this tree's ratio to it")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--min-requests", type=int, default=MIN_REQUESTS, help=argparse.SUPPRESS)
@@ -368,31 +410,57 @@ def main() -> None:
         print(json.dumps(asyncio.run(worker(args.worker, args.url, ns, args.repeat, args.min_requests,
                                             fresh_ns))))
         return
+    with tempfile.TemporaryDirectory(prefix="orkas-bench-tree-") as scratch:
+        trees = {"": REPO}  # label suffix -> the folder put on PYTHONPATH
+        if args.compare_tree:
+            other, label = _other_tree(args.compare_tree, Path(scratch))
+            trees[f"@{label}"] = other
+        parts = _measure(args, trees)
+    results = {label: _merge(p) for label, p in parts.items()}
+    _report({label: r for label, r in results.items() if "@" not in label}, ns, fresh_ns, judged)
+    if args.compare_tree:
+        _report_comparison(parts, results, ns, fresh_ns)
+
+
+def _measure(args: argparse.Namespace, trees: dict[str, Path]) -> dict[str, list[dict[str, Any]]]:
+    """Every client's rounds, for each tree: label -> one result per round."""
     rounds = max(1, args.rounds)
     per_round = {"--repeat": str(-(-args.repeat // rounds)), "--min-requests": str(-(-MIN_REQUESTS // rounds))}
     names = args.only.split(",")
-    parts: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    parts: dict[str, list[dict[str, Any]]] = {}
     server, url = _start_server()
     try:
-        for _ in range(rounds):
+        for round_ in range(rounds):
             for name in names:
-                if parts[name] and "error" in parts[name][-1]:
-                    continue
-                python = args.python if name in ("pydantic_ai", "openai_agents") else sys.executable
-                env = {**os.environ, "PYTHONPATH": str(REPO)}
-                done = subprocess.run([python, __file__, "--worker", name, "--url", url, "--n", args.n,
-                                       "--fresh", args.fresh,
-                                       *(x for kv in per_round.items() for x in kv)],
-                                      capture_output=True, text=True, env=env, check=False)
-                if done.returncode != 0:
-                    parts[name].append({"error": (done.stderr.strip().splitlines() or ["failed"])[-1]})
-                else:
-                    parts[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
-                print(f"# {name}: round {len(parts[name])} done", file=sys.stderr, flush=True)
+                order = list(trees.items()) if name not in ORKAS_FREE else list(trees.items())[:1]
+                if round_ % 2:
+                    order.reverse()  # which tree goes first flips, so neither always runs warm
+                for suffix, tree in order:
+                    label = name + suffix
+                    done_parts = parts.setdefault(label, [])
+                    if done_parts and "error" in done_parts[-1]:
+                        continue
+                    done_parts.append(_one_round(args, name, url, tree, per_round))
+                    print(f"# {label}: round {len(done_parts)} done", file=sys.stderr, flush=True)
     finally:
         server.terminate()
         server.wait(timeout=10)
-    _report({name: _merge(p) for name, p in parts.items()}, ns, fresh_ns, judged)
+    return parts
+
+
+def _one_round(args: argparse.Namespace, name: str, url: str, tree: Path,
+               per_round: dict[str, str]) -> dict[str, Any]:
+    python = args.python if name in ("pydantic_ai", "openai_agents") else sys.executable
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([python, __file__, "--worker", name, "--url", url, "--n", args.n,
+                           "--fresh", args.fresh, *(x for kv in per_round.items() for x in kv)],
+                          capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1]}
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if result.get("tree") and Path(result["tree"]) != tree.resolve():
+        return {"error": f"imported orkas_nb from {result['tree']}, not from {tree}"}
+    return result
 
 
 def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -411,6 +479,46 @@ def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     ttfts = [p["ttft_ms"] for p in parts if p["ttft_ms"] is not None]
     return {**parts[0], "per_n": per_n, "fresh": fresh, "ttft_ms": round(statistics.median(ttfts), 2) if ttfts else None,
             "peak_rss_mb": max(p["peak_rss_mb"] for p in parts)}
+
+
+def _report_comparison(parts: dict[str, list[dict[str, Any]]], results: dict[str, dict[str, Any]],
+                       ns: list[int], fresh_ns: Sequence[int]) -> None:
+    """This tree over the other, per client and N. Each round ran both trees back to back, so
+    its ratio (of the two runs' medians) sees one machine load: the figure is the median of the
+    rounds' ratios, with their lowest and highest (the spread) and the ratio of the medians of
+    all samples pooled."""
+    others = [label for label in results if "@" in label]
+    if not others:
+        return
+    tag = others[0].split("@", 1)[1]
+    print(f"\nthis tree ({REPO.name}) / {tag}, CPU per request: median of the per-round ratios "
+          "[lowest-highest round] pooled-samples ratio; target <= 1.05")
+    heads = [f"N={n}" for n in ns] + [f"new N={n}" for n in fresh_ns]
+    print(f"{'client':<22}" + "".join(f"{h:>28}" for h in heads))
+    worst = 0.0
+    for other in others:
+        name = other.split("@", 1)[0]
+        mine, theirs = results.get(name, {}), results[other]
+        if "error" in mine or "error" in theirs:
+            print(f"{name:<22}not compared: {mine.get('error') or theirs.get('error')}")
+            continue
+        cells = []
+        for field, values in (("per_n", ns), ("fresh", fresh_ns)):
+            for n in values:
+                a, b = (mine.get(field) or {}).get(str(n)), (theirs.get(field) or {}).get(str(n))
+                if not a or not b:
+                    cells.append("-")
+                    continue
+                pooled = a["cpu_ms_per_request"] / b["cpu_ms_per_request"]
+                per_round = [statistics.median(x[field][str(n)]["samples_ms"])
+                             / statistics.median(y[field][str(n)]["samples_ms"])
+                             for x, y in zip(parts[name], parts[other], strict=False)]
+                ratio = statistics.median(per_round)
+                worst = max(worst, ratio)
+                cells.append(f"{ratio:.3f} [{min(per_round):.2f}-{max(per_round):.2f}] {pooled:.3f}")
+        print(f"{name:<22}" + "".join(f"{c:>28}" for c in cells))
+    print(f"worst ratio to {tag}: {worst:.3f} (target <= 1.05)")
+    print(json.dumps({"compare": tag, "results": {k: v for k, v in results.items() if "@" in k}}))
 
 
 def _report(results: dict[str, dict[str, Any]], ns: list[int], fresh_ns: Sequence[int] = (),

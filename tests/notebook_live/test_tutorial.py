@@ -48,7 +48,7 @@ def test_kernel_tools_tutorial_replays_identically(tmp_path: Path, monkeypatch: 
 
 
 KB_TUTORIAL = "03-knowledge-and-memory"
-NO_EMBEDDER = "import orkas_nb.memory as _m\n_m.default_embedder = lambda: None\ndel _m"
+NO_EMBEDDER = "import orkas_nb.memory.embedder_choice as _m\n_m.default_embedder = lambda: None\ndel _m"
 
 
 def _run_kb_tutorial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, vectors: bool) -> Any:

@@ -35,7 +35,7 @@ REFUSING_BWRAP = "#!/bin/sh\necho 'bwrap: No permissions to create new namespace
 # Another interpreter's object sizes: a dict of six is 360 B on 3.10, 272 B on 3.11.
 OTHER_SIZES = ("import sys as _sys\n_size = _sys.getsizeof\n"
                "_sys.getsizeof = lambda o, *d: _size(o, *d) + 88\ndel _sys")
-NO_EMBEDDER = "import orkas_nb.memory as _m\n_m.default_embedder = lambda: None\ndel _m"
+NO_EMBEDDER = "import orkas_nb.memory.embedder_choice as _m\n_m.default_embedder = lambda: None\ndel _m"
 REPORT = ("from orkas_nb.tools import isolation_status as _iso\n"
           "print('isolation:', _iso().mode, '|', _iso().detail)")
 
