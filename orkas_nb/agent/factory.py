@@ -35,8 +35,6 @@ class MemberFactory:
         self.parent = parent
 
     def __call__(self, spec: MemberSpec) -> Agent:
-        from .agent import Agent
-
         p, parts = self.parent, self.parent._parts
         config = p.runner.config
         if spec.max_steps is not None:
@@ -46,7 +44,7 @@ class MemberFactory:
         else:
             model, model_name = spec.model, None
             options = {k: v for k, v in parts.provider_options.items() if k not in _OWN_TO_PARENT}
-        member = Agent(
+        member = type(p)(  # the parent's class: no import of .agent, which imports this module
             model, model_name=model_name, pool=p.pool, workspace=p.workspace,
             session=spec.session, tools=parts.tools, default_tools=parts.default_tools,
             system_prompt=spec.system_prompt, name=spec.name, config=config,
