@@ -41,10 +41,10 @@ def load_ipython_extension(ipython: Any) -> None:
     """Register ``%%agent``/``%agent``, the ``Agent`` configurable and the input transformer."""
     if id(ipython) in _states:
         return
-    from .config import Agent as AgentConfig
-    from .magics import AgentMagics
+    from .cell.config import Agent as AgentConfig
+    from .cell.magics import AgentMagics
+    from .cell.transform import install, make_transformer
     from .state import NotebookState
-    from .transform import install, make_transformer
 
     config = AgentConfig(parent=ipython)
     if config not in ipython.configurables:
@@ -62,7 +62,7 @@ def load_ipython_extension(ipython: Any) -> None:
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    from .transform import uninstall
+    from .cell.transform import uninstall
 
     state = _states.pop(id(ipython), None)
     entry = _installed.pop(id(ipython), None)
@@ -78,6 +78,6 @@ def unload_ipython_extension(ipython: Any) -> None:
 async def wait(timeout: float | None = None, session: str | None = None) -> Any:
     """``await orkas_nb.notebook.wait()``: the RunResult of the last background run (or of the
     latest one in ``session``; None when there is none)."""
-    from .run import wait as _wait
+    from .cell.run import wait as _wait
 
     return await _wait(timeout, session)

@@ -3,7 +3,7 @@
 The magic never names a concrete view. It asks this registry for a renderer factory (by the
 ``Agent.renderer`` setting, or the best available one for ``auto``), for an interactive
 approver (optional), and for extra tools (e.g. the kernel tools). The text renderer is
-registered here as the fallback; the live widget view registers itself (``live_plugin.py``)::
+registered here as the fallback; the live widget view registers itself (``views/widgets/register.py``)::
 
     from orkas_nb.notebook.plugins import register_renderer
     register_renderer("widgets", lambda ctx: LiveRenderer(ctx.controls, transcript=ctx.transcript),
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the render protocol imports the engine's event types: keep loading light
-    from .render import Controls, Renderer, RunInfo
+    from .views.renderer import Controls, Renderer, RunInfo
 
 #: ``result -> (data, metadata)``: the static transcript bundle for the cell, or None when the
 #: user turned transcripts off. A live view calls it at ``finish`` and draws it in its place.
@@ -31,7 +31,7 @@ class RenderContext:
 
     shell: Any
     info: RunInfo
-    slot: Any  # an output.Slot: the cell's display slot (shown on first use)
+    slot: Any  # a views.slots.Slot: the cell's display slot (shown on first use)
     controls: Controls
     transcript: TranscriptSource
     background: bool = False
@@ -58,7 +58,8 @@ class _RendererEntry:
 
 # Views shipped with the package. They register themselves on first use, not at %load_ext, so
 # loading stays light (ipywidgets and the labextension bridge load only when a run needs a view).
-BUILTIN = ("orkas_nb.notebook.live_plugin:register", "orkas_nb.notebook.lab.plugin:register")
+BUILTIN = ("orkas_nb.notebook.views.widgets.register:register",
+           "orkas_nb.notebook.views.lab.register:register")
 _builtin: dict[str, str] = {}  # spec -> "ok", or why it could not register
 
 _renderers: dict[str, _RendererEntry] = {}
@@ -147,7 +148,7 @@ def extra_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
 
 
 def _text_factory(ctx: RenderContext) -> Renderer:
-    from .text_renderer import TextRenderer
+    from .views.text import TextRenderer
 
     return TextRenderer(ctx.slot, transcript=ctx.transcript, interval=ctx.refresh_interval,
                         background=ctx.background, cost=ctx.extra.get("cost"))

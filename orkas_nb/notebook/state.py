@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # asyncio costs ~70 ms to import in a terminal IPython; keep loading light
     import asyncio
 
-from .config import Agent as AgentConfig
+from .cell.config import Agent as AgentConfig
 
 
 def default_session_name(environ: Any = None, cwd: str | None = None) -> str:

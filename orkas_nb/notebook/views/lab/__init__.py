@@ -5,7 +5,7 @@
   falls back to the built-in widgets when no answer comes;
 - :class:`PlanWidget` draws a :class:`Plan` (SPEC §11 ``PlanStep``) as a dependency graph;
 - the transcript MIME type the extension renders is written by
-  :mod:`orkas_nb.notebook.transcript`.
+  :mod:`orkas_nb.notebook.views.transcript`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..render import Controls, Renderer
-from .approvals import LabApprover
+from ....team.plan import FormField, Plan, PlanStep, StepForm
+from ..renderer import Controls, Renderer
 from .handshake import probe_frontend
-from ...team.plan import FormField, Plan, PlanStep, StepForm
 from .plan_view import PlanWidget
 from .protocol import PlanAction
 from .run_view import LabRenderer, RunWidget
@@ -42,7 +41,6 @@ async def choose_renderer(controls: Controls | None, fallback: Callable[[], Rend
 
 __all__ = [
     "FormField",
-    "LabApprover",
     "LabRenderer",
     "Plan",
     "PlanAction",

@@ -1,17 +1,17 @@
 """Approval prompts drawn inline in the labextension's run view.
 
-:class:`LabApprover` has the shape of :class:`~orkas_nb.notebook.approvals_ui.WidgetApprover`
+:class:`LabApprover` has the shape of :class:`~orkas_nb.notebook.approvals.widgets.WidgetApprover`
 (an async approver with ``answer(request_id, answer)`` and ``pending``), so
-:class:`~orkas_nb.notebook.render.RunControls` answers either one; the prompt goes into the run
+:class:`~orkas_nb.notebook.views.renderer.RunControls` answers either one; the prompt goes into the run
 view instead of a built-in widget box. A timeout denies; a stopped run withdraws the prompt.
 """
 
 from __future__ import annotations
 
 from ...harness.approval import ApprovalRequest, Decision
-from ..approval_wait import PendingAnswers
-from .protocol import ApprovalOption
-from .run_view import LabRenderer
+from ..views.lab.protocol import ApprovalOption
+from ..views.lab.run_view import LabRenderer
+from .pending import PendingAnswers
 
 DEFAULT_TIMEOUT_S = 300.0
 

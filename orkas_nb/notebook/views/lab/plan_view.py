@@ -17,7 +17,7 @@ from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Dict, Unicode
 
-from ...team.plan import Plan, check_action
+from ....team.plan import Plan, check_action
 from .protocol import MODULE_NAME, MODULE_VERSION, VIEW_REQUEST, PlanAction
 
 log = logging.getLogger(__name__)

@@ -24,9 +24,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.errors import ErrorInfo
-from ..core.events import RunStats
-from ..core.messages import (
+from ...core.errors import ErrorInfo
+from ...core.events import RunStats
+from ...core.messages import (
     AssistantMessage,
     ImageBlock,
     ThinkingBlock,
@@ -357,7 +357,7 @@ class TranscriptBuilder:
         """The transcript of the finished run (built once; later calls return the same)."""
         if self.transcript is not None:
             return self.transcript
-        from .. import __version__
+        from ... import __version__
 
         info = self._info
         prov = self._provenance.model_copy(update={

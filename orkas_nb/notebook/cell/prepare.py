@@ -12,9 +12,9 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..views.renderer import RunControls, RunInfo, fan_out
+from ..views.slots import new_slot
 from .arguments import CellOptions
-from .output import new_slot
-from .render import RunControls, RunInfo, fan_out
 
 
 class NotebookError(Exception):
@@ -36,7 +36,7 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def loaded_state() -> Any:
-    from . import current_state
+    from .. import current_state
 
     state = current_state()
     if state is None:
@@ -74,7 +74,7 @@ class Prepared:
 
 
 def _namespace_tools(user_ns: dict[str, Any]) -> list[Any]:
-    from ..harness.tool_protocol import FunctionTool
+    from ...harness.tool_protocol import FunctionTool
 
     found: dict[str, Any] = {}
     for key, value in list(user_ns.items()):
@@ -92,7 +92,7 @@ def _tools(state: Any, opts: CellOptions, session: str, services: dict[str, Any]
     session's cells, as it would for one long-lived agent. The run's approver reaches them
     through ``services`` at call time, so a kept tool asks the current run's approver.
     """
-    from . import plugins
+    from .. import plugins
 
     if opts.no_tools:
         return []
@@ -102,7 +102,7 @@ def _tools(state: Any, opts: CellOptions, session: str, services: dict[str, Any]
     if found is None:
         found = []
         if config.workspace_tools:
-            from ..tools import default_tools
+            from ...tools import default_tools
 
             found += default_tools(state.workspace, services, allowed_paths=state.all_allowed_paths())
         found += plugins.extra_tools(shell, services)
@@ -122,14 +122,14 @@ def _session_name(state: Any, opts: CellOptions) -> str:
 
 
 def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Prepared:
-    from ..agent import Agent
-    from ..core.errors import OrkasError
-    from ..harness.cancellation import AbortSignal
-    from ..harness.runner import RunConfig
-    from . import plugins
-    from .approval_policy import NotebookApprover
+    from ...agent import Agent
+    from ...core.errors import OrkasError
+    from ...harness.cancellation import AbortSignal
+    from ...harness.runner import RunConfig
+    from .. import plugins
+    from ..approvals.policy import NotebookApprover
+    from ..views.transcript import Provenance, TranscriptBuilder
     from .interpolate import interpolate
-    from .transcript import Provenance, TranscriptBuilder
 
     shell, config = state.shell, state.config
     model_text = opts.model or config.model
@@ -171,7 +171,7 @@ def prepare(state: Any, opts: CellOptions, body: str, *, background: bool) -> Pr
     before = {m.id for m in session.messages}
     provider = agent.provider
     label = chosen if isinstance(chosen, str) else str(getattr(provider, "id", "model"))
-    from ..providers.cassette import ReplayProvider
+    from ...providers.cassette import ReplayProvider
 
     replay = provider.path if isinstance(provider, ReplayProvider) else None
     parent = shell.get_parent() if hasattr(shell, "get_parent") else {}
@@ -217,7 +217,7 @@ def _cost_source(provider: Any) -> Any:
     provider's own catalog (under a retry or recording wrapper) when it has one. The views pass
     the run's running total; it is priced response by response, since a long-prompt price tier
     belongs to one request, not to the total."""
-    from ..providers.catalog import Catalog, RunningCost
+    from ...providers.catalog import Catalog, RunningCost
 
     found = provider
     for _ in range(4):  # RecordingProvider.inner -> FailoverProvider.candidates[0] -> the client
@@ -234,12 +234,12 @@ def _cost_source(provider: Any) -> Any:
 def _knowledge(state: Any) -> Any:
     """The knowledge base with the embedder ``Agent.kb_embedder`` names (None: the agent's own
     default, the base's own embedder)."""
-    from .. import memory
-    from ..memory.embedder_choice import kind_of
+    from ... import memory
+    from ...memory.embedder_choice import kind_of
 
     if kind_of(state.config.kb_embedder) == "auto" or not memory.has_knowledge_base(state.workspace):
         return None
-    from ..providers.registry import openai_compatible_endpoint
+    from ...providers.registry import openai_compatible_endpoint
 
     return memory.knowledge_base_for(state.workspace, state.config.kb_embedder,
                                      endpoints=openai_compatible_endpoint)

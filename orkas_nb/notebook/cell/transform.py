@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 MAGIC = "%%agent"
-_CALL = "await __import__('orkas_nb.notebook.run', fromlist=['run_cell']).run_cell({line!r}, {body!r})\n"
+_CALL = "await __import__('orkas_nb.notebook.cell.run', fromlist=['run_cell']).run_cell({line!r}, {body!r})\n"
 
 
 def make_transformer(enabled: Callable[[], bool]) -> Callable[[list[str]], list[str]]:

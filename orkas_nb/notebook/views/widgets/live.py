@@ -1,10 +1,10 @@
-"""The live view of a run: built-in ipywidgets behind the :class:`~.render.Renderer` protocol.
+"""The live view of a run: built-in ipywidgets behind the :class:`~..renderer.Renderer` protocol.
 
 While a run streams, the cell shows the model's text as Markdown (rendered by the front end's
 own Markdown renderer, through an ``Output`` widget holding a ``text/markdown`` bundle), one
 collapsible card per tool call, notices for compaction, retries, warnings and steering, a
 status line, a Stop button and a steer box. The buttons call the run's
-:class:`~.render.Controls`; nothing here touches the engine directly.
+:class:`~..renderer.Controls`; nothing here touches the engine directly.
 
 Promises:
 
@@ -32,13 +32,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # importing this module stays light: ipywidgets and the engine load on use
     import ipywidgets as widgets
 
-    from ..core.events import RunEvent, RunResult, ToolEnd, ToolStart
-    from ..core.messages import Usage
-    from .render import Controls, RunInfo
+    from ....core.events import RunEvent, RunResult, ToolEnd, ToolStart
+    from ....core.messages import Usage
+    from ..renderer import Controls, RunInfo
 
-from .live_cards import card_html, card_title, notice_html
-from .markdown_stream import FREEZE_CHARS, MarkdownStream, safe_cut
-from .render import RunControls
+from ..markdown_stream import FREEZE_CHARS, MarkdownStream, safe_cut
+from ..renderer import RunControls
+from .cards import card_html, card_title, notice_html
 
 #: What the view shows when the run ends: ``result -> (data, metadata)`` MIME bundle, or None.
 TranscriptSource = Callable[["RunResult"], "tuple[dict[str, Any], dict[str, Any]] | None"]
@@ -56,7 +56,7 @@ def _ipw() -> Any:
 
 
 class LiveRenderer:
-    """A :class:`~.render.Renderer` drawing a run with ipywidgets; see the module docstring."""
+    """A :class:`~..renderer.Renderer` drawing a run with ipywidgets; see the module docstring."""
 
     def __init__(
         self,
@@ -314,7 +314,7 @@ class LiveRenderer:
     def _card_end(self, event: ToolEnd) -> None:
         found = self._cards.get(event.call_id)
         if found is None:  # an end without a start (e.g. a rejection): give it a card too
-            from ..core.events import ToolStart
+            from ....core.events import ToolStart
 
             self._card_start(ToolStart(call_id=event.call_id, name=event.name))
             found = self._cards[event.call_id]

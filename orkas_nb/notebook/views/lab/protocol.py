@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from ...core.events import (
+from ....core.events import (
     Compaction,
     Done,
     Retry,

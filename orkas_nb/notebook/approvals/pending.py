@@ -12,7 +12,7 @@ import itertools
 import threading
 from typing import Literal
 
-from ..harness.approval import Decision, to_decision
+from ...harness.approval import Decision, to_decision
 
 How = Literal["user", "timeout"]
 

@@ -1,7 +1,7 @@
 """The ``%%agent`` cell magic and the ``%agent`` line magics.
 
 The cell magic here is the path IPython takes when a ``%%agent`` cell was *not* turned into an
-awaited call (``transform.py``); the line magics manage sessions, configuration and background
+awaited call (``cell/transform.py``); the line magics manage sessions, configuration and background
 runs. Each prints plain text; a mistake in their arguments is a one-line ``UsageError``.
 """
 
@@ -41,7 +41,7 @@ def _keys_set() -> list[str]:
     """Endpoints whose key is in the environment, as ``name (VARIABLE)``; never the key."""
     endpoints: dict[str, str | None] = {"openai": None, "anthropic": None}
     try:  # the registry knows the named OpenAI-compatible endpoints
-        from ..providers.registry import BUILTIN_ENDPOINTS
+        from ...providers.registry import BUILTIN_ENDPOINTS
 
         endpoints.update({name: ep.api_key_env for name, ep in BUILTIN_ENDPOINTS.items()})
     except Exception:  # noqa: BLE001, S110 - the registry is optional here
@@ -56,7 +56,7 @@ def _keys_set() -> list[str]:
 
 
 def _conversation_text(messages: list[Any]) -> str:
-    from .transcript import TAssistant, TUser, convert_messages
+    from ..views.transcript import TAssistant, TUser, convert_messages
 
     lines = []
     for m in convert_messages(messages):
@@ -115,7 +115,7 @@ class AgentMagics(Magics):
 
     def _cmd_sessions(self, args: list[str], rest: str) -> None:
         self._no_args("sessions", args)
-        from ..harness.session import list_sessions
+        from ...harness.session import list_sessions
 
         rows = list_sessions(self.state.workspace)
         current = self.state.current
@@ -169,7 +169,7 @@ class AgentMagics(Magics):
 
     def _cmd_config(self, args: list[str], rest: str) -> None:
         self._no_args("config", args)
-        from . import plugins
+        from .. import plugins
 
         c, s = self.state.config, self.state
         keys = _keys_set()
@@ -255,8 +255,8 @@ class AgentMagics(Magics):
 
 def _sandbox_mode() -> str:
     try:
-        from ..tools import ToolSettings, isolation_status
-        from ..tools.limits import describe
+        from ...tools import ToolSettings, isolation_status
+        from ...tools.limits import describe
 
         status = isolation_status()
         return f"{status.mode} ({status.detail}); {describe(ToolSettings())}"
@@ -266,8 +266,8 @@ def _sandbox_mode() -> str:
 
 def _refused_folder(folder: Path, workspace: Path) -> str | None:
     """Why the tools would refuse ``folder`` (credentials, system folders, our own state)."""
-    from ..core.errors import ConfigError
-    from ..tools.paths import PathPolicy
+    from ...core.errors import ConfigError
+    from ...tools.paths import PathPolicy
 
     try:
         PathPolicy(workspace, [folder])

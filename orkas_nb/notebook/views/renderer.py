@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from ..core.events import RunEvent, RunResult
+from ...core.events import RunEvent, RunResult
 
 
 class RunInfo(BaseModel):

@@ -23,8 +23,8 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ..views.slots import new_slot
 from .arguments import CELL_HELP, CellOptions, parse_cell_line
-from .output import new_slot
 from .prepare import Prepared, RunFailed, RunInterrupted, loaded_state, prepare
 
 STOP_GRACE_S = 5.0
@@ -32,7 +32,7 @@ STOP_GRACE_S = 5.0
 
 async def drive(p: Prepared) -> Any:
     """Run the turn through the renderer; returns the RunResult."""
-    from ..core.events import Done, Warning
+    from ...core.events import Done, Warning
 
     p.renderer.start(p.info)
     for note in p.notes:
@@ -115,7 +115,7 @@ def _check(result: Any) -> None:
 
 
 def _start_task(state: Any, p: Prepared) -> Any:
-    from .state import ActiveRun
+    from ..state import ActiveRun
 
     run = ActiveRun(agent=p.agent, abort=p.abort, session=p.session, background=True)
 
@@ -154,7 +154,7 @@ async def run_cell(line: str, body: str) -> None:
     if opts.background:
         _start_task(state, p)
         return
-    from .state import ActiveRun
+    from ..state import ActiveRun
 
     state.active = state.last = ActiveRun(agent=p.agent, abort=p.abort, session=p.session,
                                           background=False)

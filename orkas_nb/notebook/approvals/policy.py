@@ -57,7 +57,7 @@ class NotebookApprover:
         return decision
 
     async def _decide(self, request: Any) -> Any:
-        from ..harness.approval import Decision, _coerce, prompt_answer, prompt_text
+        from ...harness.approval import Decision, _coerce, prompt_answer, prompt_text
 
         if request.category in self.allow or request.kind in self.allow:
             return Decision.ONCE

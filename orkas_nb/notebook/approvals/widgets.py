@@ -25,8 +25,8 @@ from typing import Any, Protocol
 import ipywidgets as widgets
 from IPython.display import display
 
-from ..harness.approval import ApprovalRequest, ApproverLike, Decision, to_decision
-from .approval_wait import PendingAnswers
+from ...harness.approval import ApprovalRequest, ApproverLike, Decision, to_decision
+from .pending import PendingAnswers
 
 DEFAULT_TIMEOUT_S = 300.0
 _LABELS = {Decision.ONCE: "allowed this time", Decision.RUN: "allowed for this run",

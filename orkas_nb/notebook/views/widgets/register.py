@@ -12,7 +12,7 @@ def _widgets_available(shell: Any) -> bool:
     """Widgets need a kernel (display ids and comms reach a front end) and ipywidgets."""
     import importlib.util
 
-    from .output import in_kernel
+    from ..slots import in_kernel
 
     return in_kernel(shell) and importlib.util.find_spec("ipywidgets") is not None
 
@@ -23,7 +23,7 @@ def _make_renderer(ctx: Any) -> LiveRenderer:
 
 
 def _make_approver(ctx: Any, renderer: Any) -> Any:
-    from .approvals_ui import WidgetApprover, for_cassette
+    from ...approvals.widgets import WidgetApprover, for_cassette
 
     provider = getattr(getattr(ctx.controls, "agent", None), "provider", None)
     buttons = None
@@ -34,7 +34,7 @@ def _make_approver(ctx: Any, renderer: Any) -> Any:
 
 
 def _make_kernel_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
-    from .kernel_tools import kernel_tools
+    from ...kernel_tools import kernel_tools
 
     return kernel_tools(shell)  # consent through services["approver"] at call time
 
@@ -42,7 +42,7 @@ def _make_kernel_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
 def register() -> None:
     """Make the live view (``Agent.renderer = "widgets"``, the default in a kernel), its
     approval buttons and the kernel tools available to ``%%agent``. Idempotent and light."""
-    from .plugins import register_approver, register_renderer, register_tools
+    from ...plugins import register_approver, register_renderer, register_tools
 
     register_renderer("widgets", _make_renderer, available=_widgets_available, priority=10)
     register_approver("widgets", _make_approver)

@@ -17,10 +17,10 @@ MEMORY_USAGE = ("%agent memory on | off | show | add profile|notes TEXT | forget
 
 
 def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "auto") -> None:
-    from .. import memory
-    from ..core.errors import ConfigError
-    from ..memory.embedder_choice import kind_of
-    from ..providers.registry import openai_compatible_endpoint as endpoints
+    from ... import memory
+    from ...core.errors import ConfigError
+    from ...memory.embedder_choice import kind_of
+    from ...providers.registry import openai_compatible_endpoint as endpoints
 
     if not args:
         raise UsageError(f"a kb subcommand is needed; usage: {KB_USAGE}")
@@ -71,9 +71,9 @@ def kb_command(workspace: Path, args: list[str], rest: str, embedder: str = "aut
 
 
 def _existing(workspace: Path, embedder: str = "auto"):  # type: ignore[no-untyped-def]
-    from .. import memory
-    from ..core.errors import ConfigError
-    from ..providers.registry import openai_compatible_endpoint as endpoints
+    from ... import memory
+    from ...core.errors import ConfigError
+    from ...providers.registry import openai_compatible_endpoint as endpoints
 
     if not memory.has_knowledge_base(workspace):
         raise UsageError(f"{workspace} has no knowledge base yet; start one with %agent kb add PATH")
@@ -90,7 +90,7 @@ def _engine_line(kb) -> str:  # type: ignore[no-untyped-def]
 
 
 def memory_command(workspace: Path, args: list[str], rest: str) -> None:
-    from ..memory import CrossSessionMemory
+    from ...memory import CrossSessionMemory
 
     if not args:
         raise UsageError(f"a memory subcommand is needed; usage: {MEMORY_USAGE}")

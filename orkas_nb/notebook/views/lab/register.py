@@ -16,8 +16,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ...core.events import RunEvent, RunResult
-from ..render import Renderer, RunInfo
+from ....core.events import RunEvent, RunResult
+from ..renderer import Renderer, RunInfo
 from .handshake import cached_answer, probe_frontend
 from .run_view import LabRenderer
 
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 def _fallback_factory(ctx: Any) -> Renderer:
     """The built-in widgets view (issue 7) when registered, else the text view."""
-    from .. import plugins
+    from ... import plugins
 
     for name in ("widgets", "text"):
         entry = plugins._renderers.get(name)
@@ -125,12 +125,12 @@ class DeferredApprover:
         if self.inner is None:
             chosen = await self.renderer.wait_chosen()
             if isinstance(chosen, LabRenderer):
-                from .approvals import LabApprover
+                from ...approvals.lab import LabApprover
 
                 self.inner = LabApprover(
                     chosen, timeout_s=self.ctx.extra.get("approval_timeout_s", 300.0))
             else:
-                from .. import plugins
+                from ... import plugins
 
                 self.inner = plugins.interactive_approver(self.ctx, chosen)
         return self.inner
@@ -138,7 +138,7 @@ class DeferredApprover:
     async def __call__(self, request: Any) -> Any:
         inner = await self._inner()
         if inner is None:
-            from ...harness.approval import Decision
+            from ....harness.approval import Decision
 
             return Decision.DENY  # no view can ask: fail closed
         answer = inner(request)
@@ -170,7 +170,7 @@ def _make_renderer(ctx: Any) -> Renderer:
 def _make_approver(ctx: Any, renderer: Any) -> Any:
     if not isinstance(renderer, HandshakeRenderer):
         return None
-    from ..approvals_ui import for_cassette
+    from ...approvals.widgets import for_cassette
 
     # A replayed cassette answers from its recorded file; a recording one writes the answers.
     provider = getattr(getattr(ctx.controls, "agent", None), "provider", None)
@@ -180,7 +180,7 @@ def _make_approver(ctx: Any, renderer: Any) -> Any:
 def register() -> None:
     """Make the run view the default ``%%agent`` view in a kernel (``Agent.renderer = "lab"``);
     front ends without the extension get the built-in widgets through the handshake."""
-    from ..plugins import register_approver, register_renderer
+    from ...plugins import register_approver, register_renderer
 
     register_renderer("lab", _make_renderer, available=_available, priority=20)
     register_approver("lab", _make_approver)

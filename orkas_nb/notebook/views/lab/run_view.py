@@ -8,7 +8,7 @@ every update. Items are coalesced and flushed at most every ``flush_interval`` s
 second), consecutive text deltas merged, and the full log is kept so a late view asks for a
 replay.
 
-:class:`LabRenderer` is a :class:`~orkas_nb.notebook.render.Renderer`: it consumes the same run
+:class:`LabRenderer` is a :class:`~orkas_nb.notebook.views.renderer.Renderer`: it consumes the same run
 event stream as the text and built-in widget renderers.
 """
 
@@ -24,9 +24,9 @@ from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Float, Int, Unicode
 
-from ...core.events import Done, RunEvent, RunResult, UsageUpdate
-from ...core.messages import Usage
-from ..render import Controls, RunInfo
+from ....core.events import Done, RunEvent, RunResult, UsageUpdate
+from ....core.messages import Usage
+from ..renderer import Controls, RunInfo
 from .protocol import (
     MODULE_NAME,
     MODULE_VERSION,
@@ -199,9 +199,9 @@ class RunWidget(DOMWidget):
 
 
 class LabRenderer:
-    """A :class:`~orkas_nb.notebook.render.Renderer` drawing into the labextension's run view.
+    """A :class:`~orkas_nb.notebook.views.renderer.Renderer` drawing into the labextension's run view.
 
-    It takes the same options as the built-in :class:`~orkas_nb.notebook.live.LiveRenderer`, so
+    It takes the same options as the built-in :class:`~orkas_nb.notebook.views.widgets.live.LiveRenderer`, so
     the magic builds either one the same way: at ``finish`` the cell's display slot is replaced
     by ``transcript(result)`` (the static transcript, which the extension's MIME renderer draws
     with the same cards) and the widget is closed, so a saved notebook needs no widget state.
@@ -213,7 +213,7 @@ class LabRenderer:
         self.widget = RunWidget(controls, flush_interval=interval_s)
         self.transcript = transcript
         self.cost = cost
-        self.slot = slot  # the cell's output slot (orkas_nb.notebook.output); None: own handle
+        self.slot = slot  # the cell's output slot (orkas_nb.notebook.views.slots); None: own handle
         self.handle: Any = None
         self.result: RunResult | None = None
         self._show = show

@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..core.events import ToolEnd, ToolStart
+    from ....core.events import ToolEnd, ToolStart
 
 EXCERPT_CHARS = 1200
 ARGS_CHARS = 2000

@@ -26,11 +26,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..core.events import RunEvent, RunResult
-from ..core.messages import Usage
+from ...core.events import RunEvent, RunResult
+from ...core.messages import Usage
 from .markdown_stream import MarkdownStream
-from .output import Slot, StreamSlot
-from .render import RunInfo
+from .renderer import RunInfo
+from .slots import Slot, StreamSlot
 
 #: An open block longer than this is frozen at its last line end. Plain text split at a line end
 #: reads the same in two outputs, so blocks can be smaller than the Markdown view's: half the
