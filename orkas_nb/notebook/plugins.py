@@ -18,20 +18,28 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the render protocol imports the engine's event types: keep loading light
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ..core.events import RunResult
+    from ..harness.approval import ApproverLike
+    from ..harness.tool_protocol import Tool
     from .views.renderer import Controls, Renderer, RunInfo
+    from .views.slots import Slot
 
 #: ``result -> (data, metadata)``: the static transcript bundle for the cell, or None when the
 #: user turned transcripts off. A live view calls it at ``finish`` and draws it in its place.
-TranscriptSource = Callable[[Any], "tuple[dict[str, Any], dict[str, Any]] | None"]
+TranscriptSource = Callable[["RunResult | None"], "tuple[dict[str, Any], dict[str, Any]] | None"]
+#: Whether a view can draw in this shell (e.g. widgets need a kernel): None outside IPython.
+Availability = Callable[["InteractiveShell | None"], bool]
 
 
 @dataclass
 class RenderContext:
     """What a renderer factory may use to build the view of one run."""
 
-    shell: Any
+    shell: InteractiveShell | None
     info: RunInfo
-    slot: Any  # a views.slots.Slot: the cell's display slot (shown on first use)
+    slot: Slot  # the cell's display slot (shown on first use)
     controls: Controls
     transcript: TranscriptSource
     background: bool = False
@@ -44,15 +52,15 @@ class RenderContext:
 #: the cell ends (nbclient drops display updates that come later).
 RendererFactory = Callable[[RenderContext], "Renderer"]
 # (context, the renderer built for the run) -> an approver (harness.approval protocol) or None.
-ApproverFactory = Callable[[RenderContext, "Renderer"], Any]
+ApproverFactory = Callable[[RenderContext, "Renderer"], "ApproverLike | None"]
 # (shell, services) -> tools to add to a notebook run (skipped with --no-tools).
-ToolsFactory = Callable[[Any, dict[str, Any]], list[Any]]
+ToolsFactory = Callable[["InteractiveShell | None", dict[str, Any]], "list[Tool]"]
 
 
 @dataclass
 class _RendererEntry:
     factory: RendererFactory
-    available: Callable[[Any], bool]
+    available: Availability
     priority: int
 
 
@@ -71,7 +79,7 @@ def register_renderer(
     name: str,
     factory: RendererFactory,
     *,
-    available: Callable[[Any], bool] | None = None,
+    available: Availability | None = None,
     priority: int = 0,
 ) -> None:
     """Make a view selectable as ``Agent.renderer = name``; ``auto`` picks the available
@@ -109,7 +117,7 @@ def renderer_names() -> list[str]:
     return sorted(_renderers)
 
 
-def choose_renderer(name: str, shell: Any) -> tuple[str, RendererFactory]:
+def choose_renderer(name: str, shell: InteractiveShell | None) -> tuple[str, RendererFactory]:
     """The factory for ``name`` (``auto``: the best available one)."""
     load_builtin()
     if name and name != "auto":
@@ -130,7 +138,7 @@ def choose_renderer(name: str, shell: Any) -> tuple[str, RendererFactory]:
     return key, factory
 
 
-def interactive_approver(ctx: RenderContext, renderer: Renderer) -> Any:
+def interactive_approver(ctx: RenderContext, renderer: Renderer) -> ApproverLike | None:
     load_builtin()
     for factory in _approvers.values():
         approver = factory(ctx, renderer)
@@ -139,9 +147,9 @@ def interactive_approver(ctx: RenderContext, renderer: Renderer) -> Any:
     return None
 
 
-def extra_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
+def extra_tools(shell: InteractiveShell | None, services: dict[str, Any]) -> list[Tool]:
     load_builtin()
-    tools: list[Any] = []
+    tools: list[Tool] = []
     for factory in _tools.values():
         tools.extend(factory(shell, services))
     return tools

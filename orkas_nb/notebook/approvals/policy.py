@@ -16,11 +16,16 @@ A refusal is an observation for the model (the run goes on); nothing of the refu
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ...harness.approval import ApprovalRequest, ApproverLike, Decision
 
 
-def _can_prompt(shell: Any, background: bool) -> bool:
+def _can_prompt(shell: InteractiveShell | None, background: bool) -> bool:
     if background or shell is None:
         return False
     kernel = getattr(shell, "kernel", None)
@@ -37,10 +42,10 @@ class NotebookApprover:
         mode: str = "ask",
         allow: Iterable[str] = (),
         *,
-        shell: Any = None,
+        shell: InteractiveShell | None = None,
         background: bool = False,
-        interactive: Any = None,
-        prompt: Any = None,
+        interactive: ApproverLike | None = None,
+        prompt: Callable[[str], str] | None = None,
     ) -> None:
         self.mode = mode
         self.allow = {a.strip() for a in allow if a.strip()}
@@ -50,13 +55,13 @@ class NotebookApprover:
         self._prompt = prompt if prompt is not None else input
         self.asked: list[tuple[str, str]] = []  # (category, decision): what the policy did
 
-    async def __call__(self, request: Any) -> Any:
+    async def __call__(self, request: ApprovalRequest) -> Decision:
 
         decision = await self._decide(request)
         self.asked.append((request.category, decision.value))
         return decision
 
-    async def _decide(self, request: Any) -> Any:
+    async def _decide(self, request: ApprovalRequest) -> Decision:
         from ...harness.approval import Decision, _coerce, prompt_answer, prompt_text
 
         if request.category in self.allow or request.kind in self.allow:

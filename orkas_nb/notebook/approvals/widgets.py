@@ -20,13 +20,16 @@ import asyncio
 import html
 import json
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import ipywidgets as widgets
 from IPython.display import display
 
 from ...harness.approval import ApprovalRequest, ApproverLike, Decision, to_decision
 from .pending import PendingAnswers
+
+if TYPE_CHECKING:
+    from ...providers.base import LLMProvider
 
 DEFAULT_TIMEOUT_S = 300.0
 _LABELS = {Decision.ONCE: "allowed this time", Decision.RUN: "allowed for this run",
@@ -193,7 +196,7 @@ def approvals_path(cassette: str | Path) -> Path:
     return cassette.with_name(cassette.name + ".approvals.jsonl")
 
 
-def for_cassette(provider: Any, approver: ApproverLike | None) -> ApproverLike | None:
+def for_cassette(provider: LLMProvider | None, approver: ApproverLike | None) -> ApproverLike | None:
     """The approver of a run whose model records or replays a cassette.
 
     Replaying, with an answers file beside the cassette: the recorded answers, nobody is
@@ -210,7 +213,7 @@ def for_cassette(provider: Any, approver: ApproverLike | None) -> ApproverLike |
         replayer = getattr(provider, "_orkas_approvals", None)
         if replayer is None:
             replayer = ReplayingApprover(approvals_path(path))
-            provider._orkas_approvals = replayer
+            setattr(provider, "_orkas_approvals", replayer)  # noqa: B010 - not the provider protocol's
         return replayer
     if kind == "RecordingProvider" and approver is not None:
         return RecordingApprover(approver, approvals_path(path))

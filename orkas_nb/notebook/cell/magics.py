@@ -10,12 +10,18 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 
 from .arguments import LINE_USAGE, split
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ...core.messages import Message
+    from ..state import ActiveRun, NotebookState
 
 
 def _size(n: float) -> str:
@@ -55,7 +61,7 @@ def _keys_set() -> list[str]:
     return found
 
 
-def _conversation_text(messages: list[Any]) -> str:
+def _conversation_text(messages: list[Message]) -> str:
     from ..views.transcript import TAssistant, TUser, convert_messages
 
     lines = []
@@ -75,7 +81,7 @@ def _conversation_text(messages: list[Any]) -> str:
 
 @magics_class
 class AgentMagics(Magics):
-    def __init__(self, shell: Any, state: Any) -> None:
+    def __init__(self, shell: InteractiveShell, state: NotebookState) -> None:
         super().__init__(shell)
         self.state = state
 
@@ -245,7 +251,7 @@ class AgentMagics(Magics):
             run.abort.abort("stopped by the user (%agent stop)")
             print(f"stopping the background run in session {name}")
 
-    def _background_runs(self, verb: str) -> dict[str, Any]:
+    def _background_runs(self, verb: str) -> dict[str, ActiveRun]:
         runs = self.state.running_in_background()
         if not runs:
             raise UsageError(f"no background run to {verb} (a busy %%agent cell has its own "

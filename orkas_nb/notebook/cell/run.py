@@ -19,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
@@ -27,10 +28,18 @@ from ..views.slots import new_slot
 from .arguments import CELL_HELP, CellOptions, parse_cell_line
 from .prepare import Prepared, RunFailed, RunInterrupted, loaded_state, prepare
 
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from ...core.events import RunResult
+    from ...harness.cancellation import AbortSignal
+    from ..state import ActiveRun, NotebookState
+    from ..views.renderer import Renderer
+
 STOP_GRACE_S = 5.0
 
 
-async def drive(p: Prepared) -> Any:
+async def drive(p: Prepared) -> RunResult | None:
     """Run the turn through the renderer; returns the RunResult."""
     from ...core.events import Done, Warning
 
@@ -50,7 +59,7 @@ async def drive(p: Prepared) -> Any:
 DRAIN_S = 5.0
 
 
-async def _drain(view: Any) -> None:
+async def _drain(view: Renderer) -> None:
     """Let a view that buffers (e.g. one still waiting for the front end's handshake) put its
     output in the cell before the cell ends: a renderer may define ``async drain()``; the
     handshake view's ``wait_chosen()`` plays that part. Bounded, so a stuck view cannot hang."""
@@ -67,7 +76,7 @@ async def _drain(view: Any) -> None:
 INTERRUPTED = "interrupted by the user (kernel interrupt)"
 
 
-def _on_sigint(abort: Any, flag: list[bool]) -> Any:
+def _on_sigint(abort: AbortSignal, flag: list[bool]) -> Callable[[], object]:
     """Route SIGINT to the run's abort signal while an awaited cell runs; returns a restorer.
 
     ipykernel 7.4 cannot interrupt a cell that awaits a coroutine (its SIGINT handler for
@@ -79,7 +88,7 @@ def _on_sigint(abort: Any, flag: list[bool]) -> Any:
         return lambda: None
     loop = asyncio.get_running_loop()
 
-    def handler(signum: int, frame: Any) -> None:
+    def handler(signum: int, frame: FrameType | None) -> None:
         flag.append(True)
         loop.call_soon_threadsafe(abort.abort, INTERRUPTED)
 
@@ -90,7 +99,7 @@ def _on_sigint(abort: Any, flag: list[bool]) -> Any:
     return lambda: signal.signal(signal.SIGINT, previous)
 
 
-async def _drive_foreground(p: Prepared) -> Any:
+async def _drive_foreground(p: Prepared) -> RunResult | None:
     """Drive in the cell; an interrupt (SIGINT or a cancelled cell) stops the run cleanly first."""
     interrupted: list[bool] = []
     restore = _on_sigint(p.abort, interrupted)
@@ -109,17 +118,17 @@ async def _drive_foreground(p: Prepared) -> Any:
     return result
 
 
-def _check(result: Any) -> None:
+def _check(result: RunResult | None) -> None:
     if result is not None and result.stop_reason == "error" and result.error is not None:
         raise RunFailed(f"the run failed: {result.error.kind}: {result.error.message}")
 
 
-def _start_task(state: Any, p: Prepared) -> Any:
+def _start_task(state: NotebookState, p: Prepared) -> ActiveRun:
     from ..state import ActiveRun
 
     run = ActiveRun(agent=p.agent, abort=p.abort, session=p.session, background=True)
 
-    async def body() -> Any:
+    async def body() -> RunResult | None:
         try:
             run.result = await drive(p)
             return run.result
@@ -136,7 +145,7 @@ def _start_task(state: Any, p: Prepared) -> Any:
     return run
 
 
-def _prepare_cell(line: str, body: str, *, awaited: bool) -> tuple[Any, CellOptions, Prepared | None]:
+def _prepare_cell(line: str, body: str, *, awaited: bool) -> tuple[NotebookState, CellOptions, Prepared | None]:
     state = loaded_state()
     opts = parse_cell_line(line)
     if opts.help:
@@ -185,7 +194,7 @@ def run_cell_sync(line: str, body: str) -> None:
         _check(asyncio.run(_drive_foreground(p)))
 
 
-async def wait(timeout: float | None = None, session: str | None = None) -> Any:
+async def wait(timeout: float | None = None, session: str | None = None) -> RunResult | None:
     """Wait for the latest background run of this notebook (or the one in ``session``);
     returns its RunResult (None if none)."""
     state = loaded_state()

@@ -11,13 +11,18 @@ runs, as a task on the loop) when top-level await is off: ``Agent.top_level_awai
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 MAGIC = "%%agent"
+#: An IPython cleanup transform: the cell's lines in, the lines to run out.
+Transformer = Callable[[list[str]], list[str]]
 _CALL = "await __import__('orkas_nb.notebook.cell.run', fromlist=['run_cell']).run_cell({line!r}, {body!r})\n"
 
 
-def make_transformer(enabled: Callable[[], bool]) -> Callable[[list[str]], list[str]]:
+def make_transformer(enabled: Callable[[], bool]) -> Transformer:
     def agent_cell(lines: list[str]) -> list[str]:
         start = 0
         while start < len(lines) and not lines[start].strip():
@@ -38,13 +43,13 @@ def make_transformer(enabled: Callable[[], bool]) -> Callable[[list[str]], list[
     return agent_cell
 
 
-def install(shell: Any, transformer: Callable[[list[str]], list[str]]) -> None:
+def install(shell: InteractiveShell, transformer: Transformer) -> None:
     cleanup = shell.input_transformers_cleanup
     if transformer not in cleanup:
         cleanup.insert(0, transformer)
 
 
-def uninstall(shell: Any, transformer: Callable[[list[str]], list[str]]) -> None:
+def uninstall(shell: InteractiveShell, transformer: Transformer) -> None:
     cleanup = shell.input_transformers_cleanup
     while transformer in cleanup:
         cleanup.remove(transformer)

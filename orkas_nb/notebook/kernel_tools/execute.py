@@ -12,10 +12,15 @@ import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ...harness.tool_protocol import ToolOutput
 from .namespace import _cap
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ...harness.cancellation import AbortSignal
 
 OUTPUT_CHARS = 8000
 
@@ -28,7 +33,7 @@ class _Tee(io.TextIOBase):
     not the code's output (nor the same from one run to the next, which would break replays).
     """
 
-    def __init__(self, target: Any) -> None:
+    def __init__(self, target: TextIO) -> None:
         self.target = target
         self.copy = io.StringIO()
         self._thread = threading.get_ident()
@@ -42,7 +47,7 @@ class _Tee(io.TextIOBase):
         self.target.flush()
 
 
-async def execute_in_kernel(shell: Any, code: str, abort: Any = None) -> ToolOutput:
+async def execute_in_kernel(shell: InteractiveShell, code: str, abort: AbortSignal | None = None) -> ToolOutput:
     """Run code in the user namespace like a cell: magics, top-level await, last value shown.
 
     The kernel's interrupt stops code that runs synchronously (a loop, a long computation),
@@ -97,7 +102,7 @@ async def execute_in_kernel(shell: Any, code: str, abort: Any = None) -> ToolOut
     return ToolOutput(text=_cap(text, OUTPUT_CHARS), is_error=bool(error))
 
 
-async def _exec(shell: Any, source: str) -> Any:
+async def _exec(shell: InteractiveShell, source: str) -> Any:
     """Exec statements, eval a trailing expression; allow top-level await."""
     tree = ast.parse(source, filename="<agent>", mode="exec")
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None

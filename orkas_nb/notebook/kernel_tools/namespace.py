@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import reprlib
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 PREVIEW_CHARS = 4000
 _SAFE_REPR = reprlib.Repr()
@@ -60,7 +63,7 @@ def describe(value: Any) -> tuple[str, str, str]:
     return kind, shape, size
 
 
-def _user_variables(shell: Any, include_private: bool) -> list[tuple[str, Any]]:
+def _user_variables(shell: InteractiveShell, include_private: bool) -> list[tuple[str, Any]]:
     hidden = getattr(shell, "user_ns_hidden", {})
     out = []
     for name, value in list(shell.user_ns.items()):
@@ -74,7 +77,7 @@ def _user_variables(shell: Any, include_private: bool) -> list[tuple[str, Any]]:
     return out
 
 
-def list_variables_text(shell: Any, include_private: bool = False, limit: int = 200) -> str:
+def list_variables_text(shell: InteractiveShell, include_private: bool = False, limit: int = 200) -> str:
     rows = _user_variables(shell, include_private)
     if not rows:
         return "The user namespace has no variables yet."
@@ -86,7 +89,7 @@ def list_variables_text(shell: Any, include_private: bool = False, limit: int = 
     return "\n".join(lines)
 
 
-def resolve(shell: Any, name: str) -> Any:
+def resolve(shell: InteractiveShell, name: str) -> Any:
     """A dotted name in the user namespace, by attribute access only (no evaluation)."""
     parts = name.strip().split(".")
     if not parts or not all(p.isidentifier() for p in parts):

@@ -4,17 +4,20 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...harness.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
 from ...harness.tool_protocol import FunctionTool, Tool, ToolContext, ToolOutput
 from .execute import execute_in_kernel
 from .namespace import PREVIEW_CHARS, list_variables_text, preview, resolve
 
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
 KERNEL_PYTHON = "kernel_python"
 
 
-def _shell() -> Any:
+def _shell() -> InteractiveShell:
     from IPython import get_ipython
 
     shell = get_ipython()
@@ -31,7 +34,7 @@ PROPOSE_CAVEAT = (
 
 
 def kernel_tools(
-    shell: Any | None = None,
+    shell: InteractiveShell | None = None,
     *,
     approver: ApproverLike | None = None,
     gate: ApprovalGate | None = None,
@@ -39,7 +42,7 @@ def kernel_tools(
     """The four kernel tools bound to ``shell`` (default: the running IPython)."""
     gate = gate or ApprovalGate(approver)
 
-    def get_shell() -> Any:
+    def get_shell() -> InteractiveShell:
         return shell if shell is not None else _shell()
 
     def list_variables(include_private: bool = False) -> str:

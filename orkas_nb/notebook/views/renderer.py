@@ -8,11 +8,16 @@ writer are siblings behind this one protocol; the magic picks one and never spec
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel
 
 from ...core.events import RunEvent, RunResult
+
+if TYPE_CHECKING:  # the Agent facade imports the whole engine
+    from ...agent import Agent
+    from ...harness.approval import ApproverLike
+    from ...harness.cancellation import AbortSignal
 
 
 class RunInfo(BaseModel):
@@ -51,7 +56,7 @@ class RunControls:
     ``answer_approval`` answers a pending prompt of the run's approver.
     """
 
-    def __init__(self, agent: Any, abort: Any, approver: Any = None) -> None:
+    def __init__(self, agent: Agent, abort: AbortSignal, approver: ApproverLike | None = None) -> None:
         self.agent = agent
         self.abort = abort
         self.approver = approver

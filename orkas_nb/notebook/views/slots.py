@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import sys
 import uuid
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 
 class Slot(Protocol):
@@ -54,7 +57,7 @@ class DisplaySlot:
 class StreamSlot:
     """For a terminal: appends what is new in ``text/plain`` to a stream."""
 
-    def __init__(self, stream: Any = None) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream
         self._written = ""
         self._shown = False
@@ -82,10 +85,10 @@ class StreamSlot:
             stream.flush()
 
 
-def in_kernel(shell: Any) -> bool:
+def in_kernel(shell: InteractiveShell | None) -> bool:
     """True when display ids reach a front end (an ipykernel shell), not a terminal."""
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def new_slot(shell: Any) -> Slot:
+def new_slot(shell: InteractiveShell | None) -> Slot:
     return DisplaySlot() if in_kernel(shell) else StreamSlot()

@@ -20,12 +20,12 @@ import json
 import platform
 import time
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...core.errors import ErrorInfo
-from ...core.events import RunStats
+from ...core.events import Compaction, Retry, RunStats, ToolEnd, UsageUpdate, Warning
 from ...core.messages import (
     AssistantMessage,
     ImageBlock,
@@ -36,6 +36,11 @@ from ...core.messages import (
     Usage,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from ...core.events import RunEvent, RunResult
+    from ...core.messages import Message
+    from .renderer import RunInfo
 
 TRANSCRIPT_MIME = "application/vnd.orkas.transcript+json"
 SCHEMA_VERSION = 1
@@ -274,12 +279,12 @@ def _arguments(arguments: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def convert_messages(messages: Sequence[Any], durations: dict[str, float] | None = None,
-                     files: dict[str, list[str]] | None = None) -> list[Any]:
+def convert_messages(messages: Sequence[Message], durations: dict[str, float] | None = None,
+                     files: dict[str, list[str]] | None = None) -> list[TUser | TAssistant | TToolResult]:
     """Core messages → transcript messages (thinking signatures and image data stay out)."""
     durations = durations or {}
     files = files or {}
-    out: list[Any] = []
+    out: list[TUser | TAssistant | TToolResult] = []
     for m in messages:
         if isinstance(m, UserMessage):
             images = sum(isinstance(b, ImageBlock) for b in m.content)
@@ -312,10 +317,10 @@ class TranscriptBuilder:
 
     def __init__(
         self,
-        new_messages: Callable[[], Sequence[Any]],
+        new_messages: Callable[[], Sequence[Message]],
         publish: Callable[[Transcript], None] | None = None,
         provenance: Provenance | None = None,
-        cost: Callable[[str, Any], float | None] | None = None,
+        cost: Callable[[str, Usage], float | None] | None = None,
     ) -> None:
         self._new_messages = new_messages
         self._cost = cost  # (model, usage) -> USD or None, as the live views take it
@@ -325,35 +330,34 @@ class TranscriptBuilder:
         self._durations: dict[str, float] = {}
         self._files: dict[str, list[str]] = {}
         self._notices: list[TNotice] = []
-        self._info: Any = None
+        self._info: RunInfo | None = None
         self.transcript: Transcript | None = None
 
-    def start(self, info: Any) -> None:
+    def start(self, info: RunInfo) -> None:
         self._info = info
 
-    def render(self, event: Any) -> None:
-        kind = event.type
-        if kind == "tool_end":
+    def render(self, event: RunEvent) -> None:
+        if isinstance(event, ToolEnd):
             self._durations[event.call_id] = event.duration_s
             if event.output_files:
                 self._files[event.call_id] = list(event.output_files)
-        elif kind == "retry":
+        elif isinstance(event, Retry):
             self._notices.append(TNotice(kind="retry", text=f"attempt {event.attempt} in "
                                          f"{event.delay_s:.1f} s: {event.reason}"))
-        elif kind == "compaction":
+        elif isinstance(event, Compaction):
             self._notices.append(TNotice(kind="compaction", text=f"{event.messages_replaced} messages "
                                          f"summarised ({event.tokens_before:,} → {event.tokens_after:,} tokens)"))
-        elif kind == "warning":
+        elif isinstance(event, Warning):
             self._notices.append(TNotice(kind=event.code, text=event.message))
-        elif kind == "usage":
+        elif isinstance(event, UsageUpdate):
             self._model = event.model or self._model
 
-    def finish(self, result: Any) -> None:
+    def finish(self, result: RunResult) -> None:
         transcript = self.build(result)
         if self._publish is not None:
             self._publish(transcript)
 
-    def build(self, result: Any) -> Transcript:
+    def build(self, result: RunResult) -> Transcript:
         """The transcript of the finished run (built once; later calls return the same)."""
         if self.transcript is not None:
             return self.transcript

@@ -22,11 +22,14 @@ import logging
 import os
 import secrets
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from .protocol import HANDSHAKE_TARGET, PROBE_PREFIX, FrontendHello
+
+if TYPE_CHECKING:
+    from ipykernel.kernelbase import Kernel
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,7 @@ class _Registry:
     """Per-kernel state: the registered comm target, pending probes and cached answers."""
 
     def __init__(self) -> None:
-        self.registered_on: Any = None
+        self.registered_on: Kernel | None = None
         self.pending: dict[str, asyncio.Future[FrontendHello]] = {}
         self.answers: dict[str, FrontendHello | None] = {}
         self.round_trips: list[float] = []  # seconds from probe to answer, for diagnostics
@@ -77,7 +80,7 @@ def _set_result(future: asyncio.Future[FrontendHello], hello: FrontendHello) -> 
 _registry = _Registry()
 
 
-def _kernel() -> Any:
+def _kernel() -> Kernel | None:
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython ships with ipykernel
@@ -86,7 +89,7 @@ def _kernel() -> Any:
     return getattr(shell, "kernel", None) if shell is not None else None
 
 
-def client_session(kernel: Any) -> str:
+def client_session(kernel: Kernel) -> str:
     """The id of the front-end connection that sent the running request ('' when unknown)."""
     try:
         return str(kernel.get_parent()["header"].get("session", ""))
@@ -94,7 +97,7 @@ def client_session(kernel: Any) -> str:
         return ""
 
 
-def _ensure_target(kernel: Any) -> None:
+def _ensure_target(kernel: Kernel) -> None:
     if _registry.registered_on is kernel:
         return
     from comm import get_comm_manager
@@ -103,7 +106,7 @@ def _ensure_target(kernel: Any) -> None:
     _registry.registered_on = kernel
 
 
-def _publish_probe(kernel: Any, nonce: str) -> None:
+def _publish_probe(kernel: Kernel, nonce: str) -> None:
     content = {"comm_id": PROBE_PREFIX + nonce, "data": {"probe": nonce}}
     kernel.session.send(
         kernel.iopub_socket, "comm_msg", content, parent=kernel.get_parent(),
@@ -111,7 +114,7 @@ def _publish_probe(kernel: Any, nonce: str) -> None:
     )
 
 
-def cached_answer(kernel: Any = None) -> FrontendHello | None | bool:
+def cached_answer(kernel: Kernel | None = None) -> FrontendHello | None | bool:
     """The cached answer for the current client session, or ``False`` when not asked yet."""
     kernel = kernel if kernel is not None else _kernel()
     if kernel is None:

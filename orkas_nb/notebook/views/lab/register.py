@@ -14,17 +14,23 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....core.events import RunEvent, RunResult
 from ..renderer import Renderer, RunInfo
 from .handshake import cached_answer, probe_frontend
 from .run_view import LabRenderer
 
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ....harness.approval import ApprovalRequest, ApproverLike
+    from ...plugins import RenderContext
+
 log = logging.getLogger(__name__)
 
 
-def _fallback_factory(ctx: Any) -> Renderer:
+def _fallback_factory(ctx: RenderContext) -> Renderer:
     """The built-in widgets view (issue 7) when registered, else the text view."""
     from ... import plugins
 
@@ -38,7 +44,7 @@ def _fallback_factory(ctx: Any) -> Renderer:
 class HandshakeRenderer:
     """A renderer that becomes the run view or the built-in one; see the module docstring."""
 
-    def __init__(self, ctx: Any, fallback: Callable[[Any], Renderer] = _fallback_factory, *,
+    def __init__(self, ctx: RenderContext, fallback: Callable[[RenderContext], Renderer] = _fallback_factory, *,
                  timeout: float | None = None) -> None:
         self.ctx = ctx
         self.fallback = fallback
@@ -116,12 +122,12 @@ class DeferredApprover:
     """The interactive approver of a :class:`HandshakeRenderer`: asks through whichever view
     was chosen (inline prompts in the run view, or the built-in buttons)."""
 
-    def __init__(self, ctx: Any, renderer: HandshakeRenderer) -> None:
+    def __init__(self, ctx: RenderContext, renderer: HandshakeRenderer) -> None:
         self.ctx = ctx
         self.renderer = renderer
-        self.inner: Any = None
+        self.inner: ApproverLike | None = None
 
-    async def _inner(self) -> Any:
+    async def _inner(self) -> ApproverLike | None:
         if self.inner is None:
             chosen = await self.renderer.wait_chosen()
             if isinstance(chosen, LabRenderer):
@@ -135,7 +141,7 @@ class DeferredApprover:
                 self.inner = plugins.interactive_approver(self.ctx, chosen)
         return self.inner
 
-    async def __call__(self, request: Any) -> Any:
+    async def __call__(self, request: ApprovalRequest) -> Any:  # what to_decision reads
         inner = await self._inner()
         if inner is None:
             from ....harness.approval import Decision
@@ -153,21 +159,21 @@ class DeferredApprover:
     def answer(self, request_id: str, answer: Any) -> None:
         if self.inner is None:
             raise LookupError(f"no approval {request_id!r} is waiting")
-        self.inner.answer(request_id, answer)
+        self.inner.answer(request_id, answer)  # type: ignore[attr-defined]  # both button approvers have it
 
 
-def _available(shell: Any) -> bool:
+def _available(shell: InteractiveShell | None) -> bool:
     import importlib.util
 
     return (shell is not None and getattr(shell, "kernel", None) is not None
             and importlib.util.find_spec("ipywidgets") is not None)
 
 
-def _make_renderer(ctx: Any) -> Renderer:
+def _make_renderer(ctx: RenderContext) -> Renderer:
     return HandshakeRenderer(ctx)
 
 
-def _make_approver(ctx: Any, renderer: Any) -> Any:
+def _make_approver(ctx: RenderContext, renderer: Renderer) -> ApproverLike | None:
     if not isinstance(renderer, HandshakeRenderer):
         return None
     from ...approvals.widgets import for_cassette

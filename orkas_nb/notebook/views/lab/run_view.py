@@ -18,7 +18,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ipywidgets import DOMWidget
 from pydantic import ValidationError
@@ -41,6 +41,9 @@ from .protocol import (
     WireItem,
     wire_item,
 )
+
+if TYPE_CHECKING:
+    from ..slots import Slot
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +212,7 @@ class LabRenderer:
 
     def __init__(self, controls: Controls | None = None, *,
                  transcript: TranscriptSource | None = None, cost: CostSource | None = None,
-                 slot: Any = None, interval_s: float = 0.05, show: bool = True) -> None:
+                 slot: Slot | None = None, interval_s: float = 0.05, show: bool = True) -> None:
         self.widget = RunWidget(controls, flush_interval=interval_s)
         self.transcript = transcript
         self.cost = cost

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # importing this module stays light: ipywidgets and the engin
     from ....core.events import RunEvent, RunResult, ToolEnd, ToolStart
     from ....core.messages import Usage
     from ..renderer import Controls, RunInfo
+    from ..slots import Slot
 
 from ..markdown_stream import FREEZE_CHARS, MarkdownStream, safe_cut
 from ..renderer import RunControls
@@ -66,7 +67,7 @@ class LiveRenderer:
         cost: CostSource | None = None,
         interval_s: float = 0.05,
         show: bool = True,
-        slot: Any = None,
+        slot: Slot | None = None,
     ) -> None:
         self.controls = controls
         self.slot = slot  # an output slot of the magic (display id); None: a display handle
@@ -74,7 +75,7 @@ class LiveRenderer:
         self.cost = cost
         self.interval_s = interval_s
         self.show = show
-        self.info: Any = None
+        self.info: RunInfo | None = None
         self.result: RunResult | None = None
         self.flushes = 0
         self._widgets: list[widgets.Widget] = []

@@ -3,12 +3,20 @@ the renderer, its approval buttons and the kernel tools."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .live import LiveRenderer
 
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
-def _widgets_available(shell: Any) -> bool:
+    from ....harness.approval import ApproverLike
+    from ....harness.tool_protocol import Tool
+    from ...plugins import RenderContext
+    from ..renderer import Renderer
+
+
+def _widgets_available(shell: InteractiveShell | None) -> bool:
     """Widgets need a kernel (display ids and comms reach a front end) and ipywidgets."""
     import importlib.util
 
@@ -17,12 +25,12 @@ def _widgets_available(shell: Any) -> bool:
     return in_kernel(shell) and importlib.util.find_spec("ipywidgets") is not None
 
 
-def _make_renderer(ctx: Any) -> LiveRenderer:
+def _make_renderer(ctx: RenderContext) -> LiveRenderer:
     return LiveRenderer(ctx.controls, transcript=ctx.transcript, slot=ctx.slot,
                         cost=ctx.extra.get("cost"), interval_s=max(0.05, float(ctx.refresh_interval)))
 
 
-def _make_approver(ctx: Any, renderer: Any) -> Any:
+def _make_approver(ctx: RenderContext, renderer: Renderer) -> ApproverLike | None:
     from ...approvals.widgets import WidgetApprover, for_cassette
 
     provider = getattr(getattr(ctx.controls, "agent", None), "provider", None)
@@ -33,7 +41,7 @@ def _make_approver(ctx: Any, renderer: Any) -> Any:
     return for_cassette(provider, buttons)
 
 
-def _make_kernel_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
+def _make_kernel_tools(shell: InteractiveShell | None, services: dict[str, Any]) -> list[Tool]:
     from ...kernel_tools import kernel_tools
 
     return kernel_tools(shell)  # consent through services["approver"] at call time
