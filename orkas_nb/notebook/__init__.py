@@ -49,6 +49,8 @@ def load_ipython_extension(ipython: InteractiveShell) -> None:
     """Register ``%%agent``/``%agent``, the ``Agent`` configurable and the input transformer."""
     if id(ipython) in _states:
         return
+    # Imported here, not above: importing any submodule runs this file, and a script that
+    # uses one (the kernel tools, a view) should not pay for IPython's magics or the engine.
     from .cell.config import Agent as AgentConfig
     from .cell.magics import AgentMagics
     from .cell.transform import install, make_transformer

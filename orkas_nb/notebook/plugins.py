@@ -122,7 +122,7 @@ def choose_renderer(name: str, shell: InteractiveShell | None) -> tuple[str, Ren
     load_builtin()
     if name and name != "auto":
         if name not in _renderers:
-            from ..core.errors import ConfigError
+            from ..core.errors import ConfigError  # loaded at %load_ext: pydantic comes later
 
             raise ConfigError(f"no renderer named {name!r}; known: {', '.join(renderer_names())}")
         return name, _renderers[name].factory

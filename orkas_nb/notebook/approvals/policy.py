@@ -19,10 +19,17 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from ...harness.approval import (
+    ApprovalRequest,
+    ApproverLike,
+    Decision,
+    _coerce,
+    prompt_answer,
+    prompt_text,
+)
+
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
-
-    from ...harness.approval import ApprovalRequest, ApproverLike, Decision
 
 
 def _can_prompt(shell: InteractiveShell | None, background: bool) -> bool:
@@ -62,8 +69,6 @@ class NotebookApprover:
         return decision
 
     async def _decide(self, request: ApprovalRequest) -> Decision:
-        from ...harness.approval import Decision, _coerce, prompt_answer, prompt_text
-
         if request.category in self.allow or request.kind in self.allow:
             return Decision.ONCE
         if self.mode != "ask":

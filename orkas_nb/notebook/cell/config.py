@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from traitlets import Bool, Enum, Float, Int, List, Unicode, default, validate
+from traitlets import Bool, Enum, Float, Int, List, TraitError, Unicode, default, validate
 from traitlets.config import Configurable
 
 # variable → (trait, what it sets); env_table() renders the README's table from the traits.
@@ -128,8 +128,6 @@ class Agent(Configurable):
     @validate("max_steps")
     def _positive_steps(self, proposal: Any) -> int:
         if proposal["value"] < 1:
-            from traitlets import TraitError
-
             raise TraitError("Agent.max_steps must be at least 1")
         return proposal["value"]
 

@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import IPython
+from IPython.lib.pretty import pretty
+
 _REF = re.compile(
     r"(?P<open>\{\{?)(?P<name>[A-Za-z_]\w*)(?P<attrs>(?:\.[A-Za-z_]\w*)*)"
     r"(?:\[(?P<index>-?\d+)\])?(?P<close>\}\}?)"
@@ -41,8 +44,6 @@ def _format(value: Any, limit: int) -> str:
         text = value
     else:
         try:
-            from IPython.lib.pretty import pretty
-
             text = pretty(value, max_width=100)
         except Exception:  # noqa: BLE001 - any pretty-printer failure: fall back to repr
             text = repr(value)
@@ -57,13 +58,7 @@ def last_error_text() -> str | None:
     if value is None:
         return None
     tb = getattr(sys, "last_traceback", None)
-    ipython_dir = None
-    try:
-        import IPython
-
-        ipython_dir = str(Path(IPython.__file__).parent)
-    except Exception:  # noqa: BLE001, S110 - IPython's location is only a filter
-        pass
+    ipython_dir = str(Path(IPython.__file__).parent)
     while tb is not None and ipython_dir and tb.tb_frame.f_code.co_filename.startswith(ipython_dir):
         tb = tb.tb_next
     return "".join(traceback.format_exception(type(value), value, tb)).rstrip()

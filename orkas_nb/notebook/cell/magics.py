@@ -15,13 +15,17 @@ from typing import TYPE_CHECKING
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 
-from .arguments import LINE_USAGE, split
+from .. import plugins
+from .arguments import CELL_HELP, LINE_USAGE, split
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from ...core.messages import Message
     from ..state import ActiveRun, NotebookState
+
+# This module loads at %load_ext, which stays free of pydantic and the engine: each
+# subcommand imports the part it needs when it runs (bench_magic_overhead.py measures it).
 
 
 def _size(n: float) -> str:
@@ -115,8 +119,6 @@ class AgentMagics(Magics):
             raise UsageError(f"%agent {name} takes no arguments; usage: {LINE_USAGE}")
 
     def _cmd_help(self, args: list[str], rest: str) -> None:
-        from .arguments import CELL_HELP
-
         print(CELL_HELP)
 
     def _cmd_sessions(self, args: list[str], rest: str) -> None:
@@ -175,8 +177,6 @@ class AgentMagics(Magics):
 
     def _cmd_config(self, args: list[str], rest: str) -> None:
         self._no_args("config", args)
-        from .. import plugins
-
         c, s = self.state.config, self.state
         keys = _keys_set()
         rows = [

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
+from ...core.events import Done, Warning
+from ..state import ActiveRun, NotebookState
 from ..views.slots import new_slot
 from .arguments import CELL_HELP, CellOptions, parse_cell_line
 from .prepare import Prepared, RunFailed, RunInterrupted, loaded_state, prepare
@@ -33,7 +35,6 @@ if TYPE_CHECKING:
 
     from ...core.events import RunResult
     from ...harness.cancellation import AbortSignal
-    from ..state import ActiveRun, NotebookState
     from ..views.renderer import Renderer
 
 STOP_GRACE_S = 5.0
@@ -41,8 +42,6 @@ STOP_GRACE_S = 5.0
 
 async def drive(p: Prepared) -> RunResult | None:
     """Run the turn through the renderer; returns the RunResult."""
-    from ...core.events import Done, Warning
-
     p.renderer.start(p.info)
     for note in p.notes:
         p.renderer.render(Warning(code="reference", message=note))
@@ -124,8 +123,6 @@ def _check(result: RunResult | None) -> None:
 
 
 def _start_task(state: NotebookState, p: Prepared) -> ActiveRun:
-    from ..state import ActiveRun
-
     run = ActiveRun(agent=p.agent, abort=p.abort, session=p.session, background=True)
 
     async def body() -> RunResult | None:
@@ -163,8 +160,6 @@ async def run_cell(line: str, body: str) -> None:
     if opts.background:
         _start_task(state, p)
         return
-    from ..state import ActiveRun
-
     state.active = state.last = ActiveRun(agent=p.agent, abort=p.abort, session=p.session,
                                           background=False)
     try:

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from typing import TYPE_CHECKING, Any, TextIO
 
+from IPython.display import display
+
 from ...harness.tool_protocol import ToolOutput
 from .namespace import _cap
 
@@ -81,8 +83,6 @@ async def execute_in_kernel(shell: InteractiveShell, code: str, abort: AbortSign
             except Exception as exc:  # noqa: BLE001 - the agent's code failed: tell the model
                 error = _short_traceback(exc)
             if value is not None:
-                from IPython.display import display
-
                 display(value)
             # Figures of the inline backend are drawn on post_execute, as after a cell.
             shell.events.trigger("post_execute")

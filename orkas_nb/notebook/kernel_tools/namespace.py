@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import reprlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -121,7 +122,7 @@ def _preview_body(value: Any) -> str:
     if hasattr(value, "dtype") and hasattr(value, "head") and callable(value.head):
         return f"dtype {value.dtype}\n{value.head(10).to_string()}"
     if hasattr(value, "dtype") and hasattr(value, "shape") and type(value).__module__ == "numpy":
-        import numpy as np
+        import numpy as np  # optional: only a numpy value brings it
 
         text = np.array2string(value, threshold=100, edgeitems=3, max_line_width=100)
         stats = ""
@@ -136,8 +137,6 @@ def _preview_body(value: Any) -> str:
     if isinstance(value, (str, bytes)):
         return _cap(value if isinstance(value, str) else repr(value), PREVIEW_CHARS)
     if callable(value) and not isinstance(value, type):
-        import inspect
-
         try:
             sig = str(inspect.signature(value))
         except (TypeError, ValueError):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from IPython import get_ipython
+
 from ...harness.approval import ApprovalGate, ApprovalRequest, ApproverLike, Decision
 from ...harness.tool_protocol import FunctionTool, Tool, ToolContext, ToolOutput
 from .execute import execute_in_kernel
@@ -18,8 +20,6 @@ KERNEL_PYTHON = "kernel_python"
 
 
 def _shell() -> InteractiveShell:
-    from IPython import get_ipython
-
     shell = get_ipython()
     if shell is None:
         raise RuntimeError("kernel tools need an IPython kernel (get_ipython() is None)")

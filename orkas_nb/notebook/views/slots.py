@@ -13,6 +13,8 @@ import sys
 import uuid
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
+from IPython.display import display, update_display
+
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -38,8 +40,6 @@ class DisplaySlot:
         return self._shown
 
     def update(self, bundle: dict[str, Any]) -> None:
-        from IPython.display import display, update_display
-
         if self._shown:
             update_display(bundle, raw=True, display_id=self.display_id)
         else:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ... import __version__
 from ...core.errors import ErrorInfo
 from ...core.events import Compaction, Retry, RunStats, ToolEnd, UsageUpdate, Warning
 from ...core.messages import (
@@ -361,8 +362,6 @@ class TranscriptBuilder:
         """The transcript of the finished run (built once; later calls return the same)."""
         if self.transcript is not None:
             return self.transcript
-        from ... import __version__
-
         info = self._info
         prov = self._provenance.model_copy(update={
             "version": __version__,

@@ -24,6 +24,8 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
+from comm import get_comm_manager
+from IPython import get_ipython
 from pydantic import ValidationError
 
 from .protocol import HANDSHAKE_TARGET, PROBE_PREFIX, FrontendHello
@@ -81,10 +83,6 @@ _registry = _Registry()
 
 
 def _kernel() -> Kernel | None:
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython ships with ipykernel
-        return None
     shell = get_ipython()
     return getattr(shell, "kernel", None) if shell is not None else None
 
@@ -100,8 +98,6 @@ def client_session(kernel: Kernel) -> str:
 def _ensure_target(kernel: Kernel) -> None:
     if _registry.registered_on is kernel:
         return
-    from comm import get_comm_manager
-
     get_comm_manager().register_target(HANDSHAKE_TARGET, _registry.on_open)
     _registry.registered_on = kernel
 

@@ -12,11 +12,17 @@ front-end connection use the cached answer and buffer nothing.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ....core.events import RunEvent, RunResult
+from ....harness.approval import Decision
+from ... import plugins
+from ...approvals.lab import LabApprover
+from ...approvals.widgets import for_cassette
+from ...plugins import register_approver, register_renderer
 from ..renderer import Renderer, RunInfo
 from .handshake import cached_answer, probe_frontend
 from .run_view import LabRenderer
@@ -32,8 +38,6 @@ log = logging.getLogger(__name__)
 
 def _fallback_factory(ctx: RenderContext) -> Renderer:
     """The built-in widgets view (issue 7) when registered, else the text view."""
-    from ... import plugins
-
     for name in ("widgets", "text"):
         entry = plugins._renderers.get(name)
         if entry is not None:
@@ -131,21 +135,15 @@ class DeferredApprover:
         if self.inner is None:
             chosen = await self.renderer.wait_chosen()
             if isinstance(chosen, LabRenderer):
-                from ...approvals.lab import LabApprover
-
                 self.inner = LabApprover(
                     chosen, timeout_s=self.ctx.extra.get("approval_timeout_s", 300.0))
             else:
-                from ... import plugins
-
                 self.inner = plugins.interactive_approver(self.ctx, chosen)
         return self.inner
 
     async def __call__(self, request: ApprovalRequest) -> Any:  # what to_decision reads
         inner = await self._inner()
         if inner is None:
-            from ....harness.approval import Decision
-
             return Decision.DENY  # no view can ask: fail closed
         answer = inner(request)
         if asyncio.iscoroutine(answer) or isinstance(answer, asyncio.Future):
@@ -163,8 +161,6 @@ class DeferredApprover:
 
 
 def _available(shell: InteractiveShell | None) -> bool:
-    import importlib.util
-
     return (shell is not None and getattr(shell, "kernel", None) is not None
             and importlib.util.find_spec("ipywidgets") is not None)
 
@@ -176,8 +172,6 @@ def _make_renderer(ctx: RenderContext) -> Renderer:
 def _make_approver(ctx: RenderContext, renderer: Renderer) -> ApproverLike | None:
     if not isinstance(renderer, HandshakeRenderer):
         return None
-    from ...approvals.widgets import for_cassette
-
     # A replayed cassette answers from its recorded file; a recording one writes the answers.
     provider = getattr(getattr(ctx.controls, "agent", None), "provider", None)
     return for_cassette(provider, DeferredApprover(ctx, renderer))
@@ -186,8 +180,6 @@ def _make_approver(ctx: RenderContext, renderer: Renderer) -> ApproverLike | Non
 def register() -> None:
     """Make the run view the default ``%%agent`` view in a kernel (``Agent.renderer = "lab"``);
     front ends without the extension get the built-in widgets through the handshake."""
-    from ...plugins import register_approver, register_renderer
-
     register_renderer("lab", _make_renderer, available=_available, priority=20)
     register_approver("lab", _make_approver)
 

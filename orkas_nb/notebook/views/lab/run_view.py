@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from IPython.display import display
 from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Float, Int, Unicode
@@ -235,8 +236,6 @@ class LabRenderer:
         if self.slot is not None:
             self.slot.update(w._repr_mimebundle_())
         else:
-            from IPython.display import display
-
             self.handle = display(w, display_id=True)
 
     def render(self, event: RunEvent) -> None:

@@ -29,6 +29,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from IPython.display import display
+
 if TYPE_CHECKING:  # importing this module stays light: ipywidgets and the engine load on use
     import ipywidgets as widgets
 
@@ -179,8 +181,6 @@ class LiveRenderer:
         if self.show and self.slot is not None:
             self.slot.update(self.root._repr_mimebundle_())
         elif self.show:
-            from IPython.display import display
-
             self.handle = display(self.root, display_id=True)
         self._tick()
 

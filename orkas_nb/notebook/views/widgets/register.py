@@ -3,8 +3,13 @@ the renderer, its approval buttons and the kernel tools."""
 
 from __future__ import annotations
 
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
+from ...approvals.widgets import WidgetApprover, for_cassette
+from ...kernel_tools import kernel_tools
+from ...plugins import register_approver, register_renderer, register_tools
+from ..slots import in_kernel
 from .live import LiveRenderer
 
 if TYPE_CHECKING:
@@ -18,10 +23,6 @@ if TYPE_CHECKING:
 
 def _widgets_available(shell: InteractiveShell | None) -> bool:
     """Widgets need a kernel (display ids and comms reach a front end) and ipywidgets."""
-    import importlib.util
-
-    from ..slots import in_kernel
-
     return in_kernel(shell) and importlib.util.find_spec("ipywidgets") is not None
 
 
@@ -31,8 +32,6 @@ def _make_renderer(ctx: RenderContext) -> LiveRenderer:
 
 
 def _make_approver(ctx: RenderContext, renderer: Renderer) -> ApproverLike | None:
-    from ...approvals.widgets import WidgetApprover, for_cassette
-
     provider = getattr(getattr(ctx.controls, "agent", None), "provider", None)
     buttons = None
     if isinstance(renderer, LiveRenderer):
@@ -42,16 +41,12 @@ def _make_approver(ctx: RenderContext, renderer: Renderer) -> ApproverLike | Non
 
 
 def _make_kernel_tools(shell: InteractiveShell | None, services: dict[str, Any]) -> list[Tool]:
-    from ...kernel_tools import kernel_tools
-
     return kernel_tools(shell)  # consent through services["approver"] at call time
 
 
 def register() -> None:
     """Make the live view (``Agent.renderer = "widgets"``, the default in a kernel), its
     approval buttons and the kernel tools available to ``%%agent``. Idempotent and light."""
-    from ...plugins import register_approver, register_renderer, register_tools
-
     register_renderer("widgets", _make_renderer, available=_widgets_available, priority=10)
     register_approver("widgets", _make_approver)
     register_tools("kernel", _make_kernel_tools)
