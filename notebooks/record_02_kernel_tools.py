@@ -50,7 +50,7 @@ del RecordingProvider, ToolCallBlock, ScriptedModel, call, reply, PLOT
 ANSWERS = f'''
 from orkas_nb.notebook import plugins as _plugins
 _plugins.load_builtin()
-from orkas_nb.notebook.approvals_ui import RecordingApprover as _Recording, approvals_path as _path
+from orkas_nb.notebook.approvals.widgets import RecordingApprover as _Recording, approvals_path as _path
 _answers = iter(["once", "deny"])
 _plugins.register_approver("widgets", lambda ctx, view: _Recording(lambda request: next(_answers),
                                                                    _path({CASSETTE!r})))

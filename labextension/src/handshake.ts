@@ -1,5 +1,5 @@
 /**
- * Answers the kernel's probe (see orkas_nb/notebook/lab/handshake.py): the kernel publishes a
+ * Answers the kernel's probe (see orkas_nb/notebook/views/lab/handshake.py): the kernel publishes a
  * comm_msg for a comm id no front end knows; every front end drops it silently, and this one
  * answers by opening a comm to the kernel's handshake target, saying which views it draws.
  */

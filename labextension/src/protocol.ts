@@ -1,5 +1,5 @@
 /**
- * The wire contract with the kernel; mirrors orkas_nb/notebook/lab/protocol.py.
+ * The wire contract with the kernel; mirrors orkas_nb/notebook/views/lab/protocol.py.
  */
 
 export const MODULE_NAME = 'orkas-nb';

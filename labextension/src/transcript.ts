@@ -2,7 +2,7 @@
  * The MIME renderer for application/vnd.orkas.transcript+json: a finished run, drawn with the
  * same cards as the live view, from the notebook file alone (no kernel, no widget state).
  *
- * Schema: orkas_nb/notebook/transcript.py (schema_version 1). Fields are only added within a
+ * Schema: orkas_nb/notebook/views/transcript.py (schema_version 1). Fields are only added within a
  * version and unknown fields are ignored, so this reader is tolerant: anything missing is
  * simply not drawn, and a transcript of an unknown version is drawn as far as it is understood.
  */

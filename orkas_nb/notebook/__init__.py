@@ -7,9 +7,17 @@ run. Public surface: :func:`load_ipython_extension`, :func:`wait` (await a backg
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .plugins import register_approver, register_renderer, register_tools
+
+if TYPE_CHECKING:  # the engine loads at the first run, not at %load_ext
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ..core.events import RunResult
+    from .cell.config import Agent as AgentConfig
+    from .cell.transform import Transformer
+    from .state import NotebookState
 
 __all__ = [
     "current_state",
@@ -21,11 +29,11 @@ __all__ = [
     "wait",
 ]
 
-_states: dict[int, Any] = {}
-_installed: dict[int, tuple[Any, Any]] = {}
+_states: dict[int, NotebookState] = {}
+_installed: dict[int, tuple[Transformer, AgentConfig]] = {}
 
 
-def current_state(shell: Any = None) -> Any:
+def current_state(shell: InteractiveShell | None = None) -> NotebookState | None:
     """The adapter's state for ``shell`` (default: the running IPython), or None."""
     if shell is None:
         try:
@@ -37,14 +45,16 @@ def current_state(shell: Any = None) -> Any:
     return _states.get(id(shell)) if shell is not None else None
 
 
-def load_ipython_extension(ipython: Any) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     """Register ``%%agent``/``%agent``, the ``Agent`` configurable and the input transformer."""
     if id(ipython) in _states:
         return
-    from .config import Agent as AgentConfig
-    from .magics import AgentMagics
+    # Imported here, not above: importing any submodule runs this file, and a script that
+    # uses one (the kernel tools, a view) should not pay for IPython's magics or the engine.
+    from .cell.config import Agent as AgentConfig
+    from .cell.magics import AgentMagics
+    from .cell.transform import install, make_transformer
     from .state import NotebookState
-    from .transform import install, make_transformer
 
     config = AgentConfig(parent=ipython)
     if config not in ipython.configurables:
@@ -61,8 +71,8 @@ def load_ipython_extension(ipython: Any) -> None:
     _installed[id(ipython)] = (transformer, config)
 
 
-def unload_ipython_extension(ipython: Any) -> None:
-    from .transform import uninstall
+def unload_ipython_extension(ipython: InteractiveShell) -> None:
+    from .cell.transform import uninstall
 
     state = _states.pop(id(ipython), None)
     entry = _installed.pop(id(ipython), None)
@@ -75,9 +85,9 @@ def unload_ipython_extension(ipython: Any) -> None:
         state.close()
 
 
-async def wait(timeout: float | None = None, session: str | None = None) -> Any:
+async def wait(timeout: float | None = None, session: str | None = None) -> RunResult | None:
     """``await orkas_nb.notebook.wait()``: the RunResult of the last background run (or of the
     latest one in ``session``; None when there is none)."""
-    from .run import wait as _wait
+    from .cell.run import wait as _wait
 
     return await _wait(timeout, session)

@@ -3,7 +3,7 @@
 The magic never names a concrete view. It asks this registry for a renderer factory (by the
 ``Agent.renderer`` setting, or the best available one for ``auto``), for an interactive
 approver (optional), and for extra tools (e.g. the kernel tools). The text renderer is
-registered here as the fallback; the live widget view registers itself (``live_plugin.py``)::
+registered here as the fallback; the live widget view registers itself (``views/widgets/register.py``)::
 
     from orkas_nb.notebook.plugins import register_renderer
     register_renderer("widgets", lambda ctx: LiveRenderer(ctx.controls, transcript=ctx.transcript),
@@ -18,20 +18,28 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the render protocol imports the engine's event types: keep loading light
-    from .render import Controls, Renderer, RunInfo
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ..core.events import RunResult
+    from ..harness.approval import ApproverLike
+    from ..harness.tool_protocol import Tool
+    from .views.renderer import Controls, Renderer, RunInfo
+    from .views.slots import Slot
 
 #: ``result -> (data, metadata)``: the static transcript bundle for the cell, or None when the
 #: user turned transcripts off. A live view calls it at ``finish`` and draws it in its place.
-TranscriptSource = Callable[[Any], "tuple[dict[str, Any], dict[str, Any]] | None"]
+TranscriptSource = Callable[["RunResult | None"], "tuple[dict[str, Any], dict[str, Any]] | None"]
+#: Whether a view can draw in this shell (e.g. widgets need a kernel): None outside IPython.
+Availability = Callable[["InteractiveShell | None"], bool]
 
 
 @dataclass
 class RenderContext:
     """What a renderer factory may use to build the view of one run."""
 
-    shell: Any
+    shell: InteractiveShell | None
     info: RunInfo
-    slot: Any  # an output.Slot: the cell's display slot (shown on first use)
+    slot: Slot  # the cell's display slot (shown on first use)
     controls: Controls
     transcript: TranscriptSource
     background: bool = False
@@ -44,21 +52,22 @@ class RenderContext:
 #: the cell ends (nbclient drops display updates that come later).
 RendererFactory = Callable[[RenderContext], "Renderer"]
 # (context, the renderer built for the run) -> an approver (harness.approval protocol) or None.
-ApproverFactory = Callable[[RenderContext, "Renderer"], Any]
+ApproverFactory = Callable[[RenderContext, "Renderer"], "ApproverLike | None"]
 # (shell, services) -> tools to add to a notebook run (skipped with --no-tools).
-ToolsFactory = Callable[[Any, dict[str, Any]], list[Any]]
+ToolsFactory = Callable[["InteractiveShell | None", dict[str, Any]], "list[Tool]"]
 
 
 @dataclass
 class _RendererEntry:
     factory: RendererFactory
-    available: Callable[[Any], bool]
+    available: Availability
     priority: int
 
 
 # Views shipped with the package. They register themselves on first use, not at %load_ext, so
 # loading stays light (ipywidgets and the labextension bridge load only when a run needs a view).
-BUILTIN = ("orkas_nb.notebook.live_plugin:register", "orkas_nb.notebook.lab.plugin:register")
+BUILTIN = ("orkas_nb.notebook.views.widgets.register:register",
+           "orkas_nb.notebook.views.lab.register:register")
 _builtin: dict[str, str] = {}  # spec -> "ok", or why it could not register
 
 _renderers: dict[str, _RendererEntry] = {}
@@ -70,7 +79,7 @@ def register_renderer(
     name: str,
     factory: RendererFactory,
     *,
-    available: Callable[[Any], bool] | None = None,
+    available: Availability | None = None,
     priority: int = 0,
 ) -> None:
     """Make a view selectable as ``Agent.renderer = name``; ``auto`` picks the available
@@ -108,12 +117,12 @@ def renderer_names() -> list[str]:
     return sorted(_renderers)
 
 
-def choose_renderer(name: str, shell: Any) -> tuple[str, RendererFactory]:
+def choose_renderer(name: str, shell: InteractiveShell | None) -> tuple[str, RendererFactory]:
     """The factory for ``name`` (``auto``: the best available one)."""
     load_builtin()
     if name and name != "auto":
         if name not in _renderers:
-            from ..core.errors import ConfigError
+            from ..core.errors import ConfigError  # loaded at %load_ext: pydantic comes later
 
             raise ConfigError(f"no renderer named {name!r}; known: {', '.join(renderer_names())}")
         return name, _renderers[name].factory
@@ -129,7 +138,7 @@ def choose_renderer(name: str, shell: Any) -> tuple[str, RendererFactory]:
     return key, factory
 
 
-def interactive_approver(ctx: RenderContext, renderer: Renderer) -> Any:
+def interactive_approver(ctx: RenderContext, renderer: Renderer) -> ApproverLike | None:
     load_builtin()
     for factory in _approvers.values():
         approver = factory(ctx, renderer)
@@ -138,16 +147,16 @@ def interactive_approver(ctx: RenderContext, renderer: Renderer) -> Any:
     return None
 
 
-def extra_tools(shell: Any, services: dict[str, Any]) -> list[Any]:
+def extra_tools(shell: InteractiveShell | None, services: dict[str, Any]) -> list[Tool]:
     load_builtin()
-    tools: list[Any] = []
+    tools: list[Tool] = []
     for factory in _tools.values():
         tools.extend(factory(shell, services))
     return tools
 
 
 def _text_factory(ctx: RenderContext) -> Renderer:
-    from .text_renderer import TextRenderer
+    from .views.text import TextRenderer
 
     return TextRenderer(ctx.slot, transcript=ctx.transcript, interval=ctx.refresh_interval,
                         background=ctx.background, cost=ctx.extra.get("cost"))

@@ -7,6 +7,7 @@ starts JupyterLab on it instead, when JupyterLab is installed.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -38,7 +39,7 @@ def copy_quickstart(target: Path) -> Path:
 
 def execute(notebook: Path, timeout: float = 120.0) -> list[str]:
     """Run the notebook headless, save it in place; returns each agent cell's transcript text."""
-    import nbformat
+    import nbformat  # on use: missing_runner() explains their absence instead of a traceback
     from nbclient import NotebookClient
 
     nb = nbformat.read(notebook, as_version=4)
@@ -64,8 +65,6 @@ def execute(notebook: Path, timeout: float = 120.0) -> list[str]:
 def missing_runner() -> str | None:
     """Why the notebook cannot run headless here, or None. nbclient and nbformat are
     dependencies; an environment that lost one gets one line, not a traceback."""
-    import importlib.util
-
     missing = [name for name in ("nbformat", "nbclient") if importlib.util.find_spec(name) is None]
     if not missing:
         return None

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # asyncio costs ~70 ms to import in a terminal IPython; keep 
 
     from ..agent.models import ProviderPool
 
-from .config import Agent as AgentConfig
+from .cell.config import Agent as AgentConfig
 
 
 def default_session_name(environ: Any = None, cwd: str | None = None) -> str:

@@ -2,11 +2,11 @@
 
 The plan engine (teams) comes later; this is the contract its ledger will be drawn from. It lives
 in ``team`` (a capability) so the engine can use it without Jupyter; the widget that draws it is
-:mod:`orkas_nb.notebook.lab.plan_view`. The view draws ``wait_for`` as edges, so a plan must be
+:mod:`orkas_nb.notebook.views.lab.plan_view`. The view draws ``wait_for`` as edges, so a plan must be
 a DAG over known step indices: a plan that is not is refused here with a message naming the
 bad step, before anything is drawn. Runtime fields (``status``, ``output_summary``, ``output_files``, ``failure_reason``) are
 written only by the executor (SPEC §3.2); the view only asks, through
-:class:`~orkas_nb.notebook.lab.protocol.PlanAction`.
+:class:`~orkas_nb.notebook.views.lab.protocol.PlanAction`.
 """
 
 from __future__ import annotations

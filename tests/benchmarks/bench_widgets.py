@@ -33,10 +33,10 @@ import asyncio, time
 from orkas_nb import Agent
 from orkas_nb.core.events import Done
 from orkas_nb.harness.cancellation import AbortSignal
-from orkas_nb.notebook.render import RunInfo
-from orkas_nb.notebook.live import LiveRenderer, RunControls
-from orkas_nb.notebook.output import DisplaySlot
-from orkas_nb.notebook.text_renderer import TextRenderer
+from orkas_nb.notebook.views.renderer import RunInfo
+from orkas_nb.notebook.views.widgets.live import LiveRenderer, RunControls
+from orkas_nb.notebook.views.slots import DisplaySlot
+from orkas_nb.notebook.views.text import TextRenderer
 from orkas_nb.testing import ScriptedModel, reply
 
 def answer(tokens):

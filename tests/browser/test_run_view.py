@@ -129,7 +129,7 @@ def test_text_streams_tool_card_completes_and_transcript_survives_reopen(nb: Not
 def test_approval_click_reaches_the_kernel_mid_run(nb: NotebookPage) -> None:
     _prepare(nb, "approve.ipynb", APPROVAL_MODEL, "%%agent -m $model\nCompute the answer.",
              "print(answer + 1)",
-             "from orkas_nb.notebook.lab.handshake import round_trips\nprint(round_trips())")
+             "from orkas_nb.notebook.views.lab.handshake import round_trips\nprint(round_trips())")
     nb.run_cell(2)
     run = nb.output(2).locator(".orkas-run:not(.orkas-transcript)")
     prompt = run.locator(".orkas-approval")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from orkas_nb.harness.approval import ApprovalGate, ApprovalRequest, Decision
-from orkas_nb.notebook.approval_policy import NotebookApprover
+from orkas_nb.notebook.approvals.policy import NotebookApprover
 
 
 def _req(category: str = "network", kind: str = "command") -> ApprovalRequest:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from IPython.core.error import UsageError
 
-from orkas_nb.notebook.arguments import CELL_USAGE, CellOptions, parse_cell_line
+from orkas_nb.notebook.cell.arguments import CELL_USAGE, CellOptions, parse_cell_line
 
 
 def test_options() -> None:

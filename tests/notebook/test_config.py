@@ -6,7 +6,7 @@ import pytest
 from traitlets import TraitError
 from traitlets.config import Config
 
-from orkas_nb.notebook.config import ENV_VARS, Agent, env_table
+from orkas_nb.notebook.cell.config import ENV_VARS, Agent, env_table
 
 
 def test_environment_then_config(monkeypatch: pytest.MonkeyPatch) -> None:

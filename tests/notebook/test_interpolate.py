@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from orkas_nb.notebook.interpolate import interpolate, last_error_text
+from orkas_nb.notebook.cell.interpolate import interpolate, last_error_text
 
 
 class Obj:

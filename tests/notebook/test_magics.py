@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orkas_nb.harness.session import JsonlSession
-from orkas_nb.notebook.transcript import Transcript
+from orkas_nb.notebook.views.transcript import Transcript
 
 from .kernel import MIME, Kernel
 

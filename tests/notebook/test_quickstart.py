@@ -9,7 +9,7 @@ import pytest
 
 from orkas_nb.__main__ import main
 from orkas_nb.harness.session import JsonlSession
-from orkas_nb.notebook.transcript import TRANSCRIPT_MIME, Transcript
+from orkas_nb.notebook.views.transcript import TRANSCRIPT_MIME, Transcript
 
 pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 

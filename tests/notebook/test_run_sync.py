@@ -30,7 +30,7 @@ SETUP = r'''
 import asyncio, contextvars
 from orkas_nb import Agent, tool
 from orkas_nb.testing import ScriptedModel, reply, call
-from orkas_nb.notebook.approvals_ui import WidgetApprover
+from orkas_nb.notebook.approvals.widgets import WidgetApprover
 
 who = contextvars.ContextVar("who", default="nobody")
 

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from orkas_nb.notebook.transcript import TRANSCRIPT_MIME, Transcript
+from orkas_nb.notebook.views.transcript import TRANSCRIPT_MIME, Transcript
 
 from .kernel import REPO
 

@@ -16,10 +16,10 @@ from nbclient import NotebookClient
 
 from orkas_nb.core.events import RunResult, RunStats, TextDelta, ToolEnd, ToolStart, Warning
 from orkas_nb.core.messages import Usage
-from orkas_nb.notebook import text_renderer
-from orkas_nb.notebook.output import StreamSlot
-from orkas_nb.notebook.render import RunInfo
-from orkas_nb.notebook.text_renderer import TextRenderer, line_cut
+from orkas_nb.notebook.views import text as text_renderer
+from orkas_nb.notebook.views.renderer import RunInfo
+from orkas_nb.notebook.views.slots import StreamSlot
+from orkas_nb.notebook.views.text import TextRenderer, line_cut
 
 from .kernel import MIME, REPO, Kernel
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from orkas_nb.core.events import RunResult, RunStats, TextDelta, UsageUpdate
 from orkas_nb.core.messages import Usage
-from orkas_nb.notebook.render import RunInfo
-from orkas_nb.notebook.text_renderer import TextRenderer
+from orkas_nb.notebook.views.renderer import RunInfo
+from orkas_nb.notebook.views.text import TextRenderer
 from orkas_nb.providers.catalog import cost_of
 
 
@@ -72,7 +72,7 @@ def test_without_usage_events_nothing_extra_is_drawn() -> None:
 def test_a_runs_cost_prices_each_response_on_its_own_prompt_length() -> None:
     # claude-haiku-5-5 costs 5x more on a prompt over 100K tokens; three 60K-token prompts are
     # three short requests ($0.00625 each), not one 180K-token prompt ($0.09375).
-    from orkas_nb.notebook.prepare import _cost_source  # what %%agent gives the views
+    from orkas_nb.notebook.cell.prepare import _cost_source  # what %%agent gives the views
 
     slot = Slot()
     r = TextRenderer(slot, interval=0.0, cost=_cost_source(None))

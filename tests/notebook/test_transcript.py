@@ -16,8 +16,8 @@ from orkas_nb.core.messages import (
     Usage,
     user_message,
 )
-from orkas_nb.notebook.render import RunInfo
-from orkas_nb.notebook.transcript import (
+from orkas_nb.notebook.views.renderer import RunInfo
+from orkas_nb.notebook.views.transcript import (
     RESULT_CHARS,
     TRANSCRIPT_MIME,
     Provenance,
@@ -134,7 +134,7 @@ def test_the_transcript_saves_cores_types_in_the_schema_1_shape() -> None:
     # the two that differ in the saved shape say so as subclasses, and the JSON does not change.
     from orkas_nb.core.errors import ErrorInfo
     from orkas_nb.core.events import RunStats
-    from orkas_nb.notebook.transcript import TStats, TToolCall
+    from orkas_nb.notebook.views.transcript import TStats, TToolCall
 
     fields = Transcript.model_fields
     assert fields["usage"].annotation is Usage and fields["error"].annotation == ErrorInfo | None

@@ -8,13 +8,13 @@ import pytest
 
 from orkas_nb.core.errors import ConfigError
 from orkas_nb.notebook import plugins
-from orkas_nb.notebook.transform import make_transformer
+from orkas_nb.notebook.cell.transform import make_transformer
 
 
 def test_agent_cells_become_one_awaited_call() -> None:
     t = make_transformer(lambda: True)
     out = t(["\n", "%%agent -m $m\n", "say {x}\n", "  indented '''quotes\"\"\"\n"])
-    assert len(out) == 1 and out[0].startswith("await __import__('orkas_nb.notebook.run'")
+    assert len(out) == 1 and out[0].startswith("await __import__('orkas_nb.notebook.cell.run'")
     call = ast.parse(out[0], mode="exec").body[0].value.value  # type: ignore[attr-defined]
     assert [a.value for a in call.args] == ["-m $m", "say {x}\n  indented '''quotes\"\"\"\n"]
 

@@ -16,9 +16,9 @@ import asyncio, time
 from orkas_nb import Agent, tool
 from orkas_nb.core.events import Done
 from orkas_nb.harness.cancellation import AbortSignal
-from orkas_nb.notebook.render import RunInfo
-from orkas_nb.notebook.live import LiveRenderer, RunControls
-from orkas_nb.notebook.approvals_ui import WidgetApprover
+from orkas_nb.notebook.views.renderer import RunInfo
+from orkas_nb.notebook.views.widgets.live import LiveRenderer, RunControls
+from orkas_nb.notebook.approvals.widgets import WidgetApprover
 from orkas_nb.testing import ScriptedModel, reply, call
 
 def transcript(result):

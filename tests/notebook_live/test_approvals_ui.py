@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orkas_nb.harness.approval import ApprovalRequest, Decision
-from orkas_nb.notebook.approvals_ui import (
+from orkas_nb.notebook.approvals.widgets import (
     RecordingApprover,
     ReplayingApprover,
     WidgetApprover,

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from orkas_nb.notebook.live import safe_cut
+from orkas_nb.notebook.views.widgets.live import safe_cut
 
 from .kernel_harness import WidgetKernel, markdown_of
 

@@ -23,8 +23,8 @@ from orkas_nb.core.events import (
     Warning,
 )
 from orkas_nb.core.messages import Usage
-from orkas_nb.notebook.live import FREEZE_CHARS, LiveRenderer
-from orkas_nb.notebook.render import RunInfo
+from orkas_nb.notebook.views.renderer import RunInfo
+from orkas_nb.notebook.views.widgets.live import FREEZE_CHARS, LiveRenderer
 
 
 class Controls:

@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 from orkas_nb.harness.approval import ApprovalRequest, Decision
-from orkas_nb.notebook.lab.approvals import LabApprover
-from orkas_nb.notebook.lab.run_view import LabRenderer
-from orkas_nb.notebook.render import RunInfo
+from orkas_nb.notebook.approvals.lab import LabApprover
+from orkas_nb.notebook.views.lab.run_view import LabRenderer
+from orkas_nb.notebook.views.renderer import RunInfo
 
 REQUEST = ApprovalRequest(kind="command", category="destructive", subject="rm -rf build",
                           reasons=["deletes files"], scope_key="rm", scope_text="rm in this folder",

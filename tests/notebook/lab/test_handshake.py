@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from jupyter_client.manager import KernelManager
 
-from orkas_nb.notebook.lab.protocol import HANDSHAKE_TARGET, PROBE_PREFIX
+from orkas_nb.notebook.views.lab.protocol import HANDSHAKE_TARGET, PROBE_PREFIX
 
 pytestmark = [pytest.mark.kernel]
 
@@ -81,7 +81,7 @@ def run(kc: Any, code: str, answer: Answer | None = None, timeout: float = 60.0)
 
 PROBE = """
 import time
-from orkas_nb.notebook.lab.handshake import probe_frontend, forget
+from orkas_nb.notebook.views.lab.handshake import probe_frontend, forget
 {forget}
 t0 = time.monotonic()
 answer = await probe_frontend({timeout})
@@ -125,7 +125,7 @@ def test_a_late_answer_switches_the_next_run(kc: Any) -> None:
 
 
 def test_the_timeout_comes_from_the_environment(kc: Any) -> None:
-    out = run(kc, "import os\nfrom orkas_nb.notebook.lab.handshake import default_timeout\n"
+    out = run(kc, "import os\nfrom orkas_nb.notebook.views.lab.handshake import default_timeout\n"
                   "os.environ['ORKAS_HANDSHAKE_TIMEOUT'] = '2.5'; a = default_timeout()\n"
                   "os.environ['ORKAS_HANDSHAKE_TIMEOUT'] = 'soon'; b = default_timeout()\n"
                   "del os.environ['ORKAS_HANDSHAKE_TIMEOUT']; print(a, b, default_timeout())")
@@ -134,9 +134,9 @@ def test_the_timeout_comes_from_the_environment(kc: Any) -> None:
 
 RENDER = """
 from orkas_nb import Agent
-from orkas_nb.notebook.lab.handshake import forget
-from orkas_nb.notebook.lab.plugin import HandshakeRenderer
-from orkas_nb.notebook.render import RunInfo
+from orkas_nb.notebook.views.lab.handshake import forget
+from orkas_nb.notebook.views.lab.register import HandshakeRenderer
+from orkas_nb.notebook.views.renderer import RunInfo
 from orkas_nb.testing import ScriptedModel, reply
 
 class Recorder:

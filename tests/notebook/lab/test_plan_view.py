@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from orkas_nb.notebook.lab import PlanAction, PlanWidget
+from orkas_nb.notebook.views.lab import PlanAction, PlanWidget
 from orkas_nb.team.plan import FormField, Plan, PlanStep, StepForm
 
 PLAN = Plan(title="t", steps=[

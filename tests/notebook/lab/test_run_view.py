@@ -24,9 +24,9 @@ from orkas_nb.core.events import (
     Warning,
 )
 from orkas_nb.core.messages import Usage
-from orkas_nb.notebook.lab.protocol import RESULT_EXCERPT_CHARS, wire_item
-from orkas_nb.notebook.lab.run_view import LabRenderer, RunWidget
-from orkas_nb.notebook.render import RunInfo
+from orkas_nb.notebook.views.lab.protocol import RESULT_EXCERPT_CHARS, wire_item
+from orkas_nb.notebook.views.lab.run_view import LabRenderer, RunWidget
+from orkas_nb.notebook.views.renderer import RunInfo
 
 
 class Controls:

@@ -1,0 +1,394 @@
+"""The static transcript a cell keeps when a run ends (SPEC §14).
+
+A saved notebook must read well with no kernel and no widget state, so the cell's last output is
+a bundle of three views of the same :class:`Transcript`:
+
+- ``application/vnd.orkas.transcript+json``: the data (this module's schema), which the
+  labextension renders richly. The schema is versioned by ``schema_version``; fields are only
+  ever *added* within a version, and readers must ignore fields they do not know.
+- ``text/markdown``: what JupyterLab, nbconvert and GitHub show without the labextension.
+- ``text/plain``: terminals and ``nbconvert --to script``; no ANSI escapes.
+
+The transcript is built by :class:`TranscriptBuilder`, a renderer like the others (STYLE: rich):
+it watches the run's events for timings and notices, and reads the messages the run appended
+to its session, so what the cell shows is what was saved.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ... import __version__
+from ...core.errors import ErrorInfo
+from ...core.events import Compaction, Retry, RunStats, ToolEnd, UsageUpdate, Warning
+from ...core.messages import (
+    AssistantMessage,
+    ImageBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    ToolStatus,
+    Usage,
+    UserMessage,
+)
+
+if TYPE_CHECKING:
+    from ...core.events import RunEvent, RunResult
+    from ...core.messages import Message
+    from .renderer import RunInfo
+
+TRANSCRIPT_MIME = "application/vnd.orkas.transcript+json"
+SCHEMA_VERSION = 1
+RESULT_CHARS = 4000  # per tool result kept in the saved notebook; the session file has it all
+ARGUMENT_CHARS = 2000
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "TRANSCRIPT_MIME",
+    "Provenance",
+    "TAssistant",
+    "TNotice",
+    "TStats",
+    "TToolCall",
+    "TToolResult",
+    "TUser",
+    "Transcript",
+    "TranscriptBuilder",
+    "transcript_json_schema",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+# The run's own types are core's (Usage, RunStats, ErrorInfo, ToolCallBlock); where the saved
+# shape differs from core's, a subclass says how, so the JSON of schema version 1 stays as it is.
+
+
+class TToolCall(ToolCallBlock):
+    """A call as saved: no ``type`` tag (a transcript's calls are all calls), and unknown fields
+    ignored on reading, where core's blocks forbid them."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: Literal["tool_call"] = Field("tool_call", exclude=True)
+
+
+class TUser(_Model):
+    role: Literal["user"] = "user"
+    text: str
+    origin: str = "prompt"  # prompt | steer | tool_images | summary
+    images: int = 0
+
+
+class TAssistant(_Model):
+    role: Literal["assistant"] = "assistant"
+    text: str = ""
+    thinking: str = ""
+    tool_calls: list[TToolCall] = Field(default_factory=list)
+    provider: str | None = None
+    model: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: str | None = None
+
+
+class TToolResult(_Model):
+    role: Literal["tool"] = "tool"
+    tool_call_id: str
+    name: str
+    status: ToolStatus = "ok"
+    text: str = ""
+    truncated: bool = False
+    images: int = 0
+    duration_s: float | None = None
+    output_files: list[str] = Field(default_factory=list)
+
+
+TMessage = Annotated[TUser | TAssistant | TToolResult, Field(discriminator="role")]
+
+
+class TStats(RunStats):
+    """The run's counters as saved: schema version 1 has no ``denials`` (each denied call is
+    among the messages, with status "denied")."""
+
+    denials: int = Field(0, exclude=True)
+
+
+class TNotice(_Model):
+    """Something the run said besides the conversation: a retry, a compaction, a warning."""
+
+    kind: str
+    text: str
+
+
+class Provenance(_Model):
+    """Where the transcript came from. No absolute paths: saved notebooks get shared."""
+
+    generator: str = "orkas_nb"
+    version: str = ""
+    created_at: str = ""  # ISO 8601, UTC
+    python: str = ""
+    provider: str | None = None
+    model: str = ""
+    session: str = ""
+    session_file: str | None = None  # relative to the workspace
+    first_message: int = 0  # index of the run's first message in the session
+    workspace: str = ""  # the folder's name only
+    replay: str | None = None  # the cassette, when the model was replayed
+    cell_id: str | None = None
+
+
+class Transcript(_Model):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    agent: str = "agent"
+    prompt: str = ""
+    status: str = "end_turn"  # a RunResult stop_reason
+    messages: list[TMessage] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    # USD at the catalog's list prices when the run ended; None: price unknown (or a replay).
+    cost_usd: float | None = None
+    stats: TStats = Field(default_factory=TStats)
+    duration_s: float = 0.0
+    first_token_s: float | None = None
+    output_files: list[str] = Field(default_factory=list)
+    notices: list[TNotice] = Field(default_factory=list)
+    error: ErrorInfo | None = None
+    provenance: Provenance = Field(default_factory=Provenance)
+
+    # -- views --------------------------------------------------------------------------------
+
+    def summary(self) -> str:
+        parts = [self.provenance.model or "model?"]
+        if self.provenance.session:
+            parts.append(f"session {self.provenance.session}")
+        parts.append(f"{self.stats.model_requests} model request{'s' * (self.stats.model_requests != 1)}")
+        parts.append(f"{self.stats.tool_calls} tool call{'s' * (self.stats.tool_calls != 1)}")
+        if self.usage.input_tokens or self.usage.output_tokens:
+            parts.append(f"{self.usage.input_tokens:,} in / {self.usage.output_tokens:,} out tokens")
+        if self.cost_usd is not None:
+            parts.append(f"${self.cost_usd:.4f}")
+        parts.append(f"{self.duration_s:.1f} s")
+        if self.status != "end_turn":
+            parts.append(_STATUS_WORDS.get(self.status, self.status))
+        return " · ".join(parts)
+
+    def to_markdown(self) -> str:
+        out: list[str] = [f"**orkas** · {self.summary()}", ""]
+        for m in self.messages:
+            if isinstance(m, TUser):
+                if m.origin == "tool_images":
+                    continue
+                label = "steer" if m.origin == "steer" else "you"
+                out += [_quote(f"**{label}:** {m.text}"), ""]
+            elif isinstance(m, TAssistant):
+                if m.text:
+                    out += [m.text, ""]
+                for c in m.tool_calls:
+                    out.append(f"- `{_call_line(c)}`")
+                if m.tool_calls:
+                    out.append("")
+            else:
+                head = f"{_ICON.get(m.status, '•')} {m.name} — {m.status}"
+                if m.duration_s is not None:
+                    head += f" · {_duration(m.duration_s)}"
+                body = m.text + ("\n…" if m.truncated else "")
+                fence = "````" if "```" in body else "```"
+                out += [f"<details><summary>{_html(head)}</summary>", "", f"{fence}text", body,
+                        fence, "", "</details>", ""]
+        for n in self.notices:
+            out += [f"> *{n.kind}:* {n.text}", ""]
+        if self.error is not None:
+            out += [f"**error** ({self.error.kind}): {self.error.message}", ""]
+        if self.output_files:
+            out += ["Files written: " + ", ".join(f"`{f}`" for f in self.output_files), ""]
+        return "\n".join(out).rstrip() + "\n"
+
+    def to_text(self) -> str:
+        out: list[str] = [f"orkas · {self.summary()}"]
+        for m in self.messages:
+            if isinstance(m, TUser):
+                if m.origin != "tool_images":
+                    out.append(("steer> " if m.origin == "steer" else "you> ") + m.text)
+            elif isinstance(m, TAssistant):
+                if m.text:
+                    out.append(m.text)
+                out += [f"  → {_call_line(c)}" for c in m.tool_calls]
+            else:
+                first = (m.text.splitlines() or [""])[0][:100]
+                took = f" {_duration(m.duration_s)}" if m.duration_s is not None else ""
+                out.append(f"  ← {m.name} [{m.status}{took}] {first}")
+        out += [f"[{n.kind}] {n.text}" for n in self.notices]
+        if self.error is not None:
+            out.append(f"error ({self.error.kind}): {self.error.message}")
+        if self.output_files:
+            out.append("files written: " + ", ".join(self.output_files))
+        return "\n".join(out) + "\n"
+
+    def bundle(self) -> dict[str, Any]:
+        return {
+            TRANSCRIPT_MIME: self.model_dump(mode="json"),
+            "text/markdown": self.to_markdown(),
+            "text/plain": self.to_text(),
+        }
+
+
+_ICON = {"ok": "✓", "error": "✗", "rejected": "⊘", "interrupted": "■", "denied": "⊘"}
+_STATUS_WORDS = {"cancelled": "stopped", "loop_guard": "stopped by the loop guard",
+                 "max_steps": "stopped at the step limit", "error": "failed"}
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def _call_line(c: TToolCall) -> str:
+    if c.raw_arguments is not None:
+        args = c.raw_arguments
+    else:
+        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in c.arguments.items())
+    if len(args) > 120:
+        args = args[:117] + "..."
+    return f"{c.name}({args})"
+
+
+def _quote(text: str) -> str:
+    return "\n".join("> " + line for line in text.splitlines() or [""])
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _cut(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[:limit], True)
+
+
+def _arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Arguments as saved: long string values (a file's content) are cut."""
+    out: dict[str, Any] = {}
+    for k, v in arguments.items():
+        if isinstance(v, str) and len(v) > ARGUMENT_CHARS:
+            v = v[:ARGUMENT_CHARS] + f"… [{len(v) - ARGUMENT_CHARS} more characters]"
+        out[k] = v
+    return out
+
+
+def convert_messages(messages: Sequence[Message], durations: dict[str, float] | None = None,
+                     files: dict[str, list[str]] | None = None) -> list[TUser | TAssistant | TToolResult]:
+    """Core messages → transcript messages (thinking signatures and image data stay out)."""
+    durations = durations or {}
+    files = files or {}
+    out: list[TUser | TAssistant | TToolResult] = []
+    for m in messages:
+        if isinstance(m, UserMessage):
+            images = sum(isinstance(b, ImageBlock) for b in m.content)
+            out.append(TUser(text=m.text, origin=m.origin, images=images))
+        elif isinstance(m, AssistantMessage):
+            thinking = "".join(b.text for b in m.content if isinstance(b, ThinkingBlock) and not b.redacted)
+            out.append(TAssistant(
+                text=m.text, thinking=thinking, provider=m.provider, model=m.model,
+                usage=m.usage, stop_reason=m.stop_reason,
+                tool_calls=[TToolCall(id=c.id, name=c.name, arguments=_arguments(c.arguments),
+                                      raw_arguments=c.raw_arguments) for c in m.tool_calls],
+            ))
+        elif isinstance(m, ToolResultMessage):
+            text, cut = _cut(m.text, RESULT_CHARS)
+            out.append(TToolResult(
+                tool_call_id=m.tool_call_id, name=m.name, status=m.status, text=text,
+                truncated=cut, images=sum(isinstance(b, ImageBlock) for b in m.content),
+                duration_s=durations.get(m.tool_call_id),
+                output_files=files.get(m.tool_call_id, []),
+            ))
+    return out
+
+
+class TranscriptBuilder:
+    """A renderer that turns a run into a :class:`Transcript` and hands it to ``publish``.
+
+    ``new_messages()`` returns what the run appended to its session; it is read at ``finish``,
+    which the runner calls only after the record is saved (SPEC §3.6).
+    """
+
+    def __init__(
+        self,
+        new_messages: Callable[[], Sequence[Message]],
+        publish: Callable[[Transcript], None] | None = None,
+        provenance: Provenance | None = None,
+        cost: Callable[[str, Usage], float | None] | None = None,
+    ) -> None:
+        self._new_messages = new_messages
+        self._cost = cost  # (model, usage) -> USD or None, as the live views take it
+        self._model: str | None = None  # the model that answered, from "usage" events
+        self._publish = publish
+        self._provenance = provenance or Provenance()
+        self._durations: dict[str, float] = {}
+        self._files: dict[str, list[str]] = {}
+        self._notices: list[TNotice] = []
+        self._info: RunInfo | None = None
+        self.transcript: Transcript | None = None
+
+    def start(self, info: RunInfo) -> None:
+        self._info = info
+
+    def render(self, event: RunEvent) -> None:
+        if isinstance(event, ToolEnd):
+            self._durations[event.call_id] = event.duration_s
+            if event.output_files:
+                self._files[event.call_id] = list(event.output_files)
+        elif isinstance(event, Retry):
+            self._notices.append(TNotice(kind="retry", text=f"attempt {event.attempt} in "
+                                         f"{event.delay_s:.1f} s: {event.reason}"))
+        elif isinstance(event, Compaction):
+            self._notices.append(TNotice(kind="compaction", text=f"{event.messages_replaced} messages "
+                                         f"summarised ({event.tokens_before:,} → {event.tokens_after:,} tokens)"))
+        elif isinstance(event, Warning):
+            self._notices.append(TNotice(kind=event.code, text=event.message))
+        elif isinstance(event, UsageUpdate):
+            self._model = event.model or self._model
+
+    def finish(self, result: RunResult) -> None:
+        transcript = self.build(result)
+        if self._publish is not None:
+            self._publish(transcript)
+
+    def build(self, result: RunResult) -> Transcript:
+        """The transcript of the finished run (built once; later calls return the same)."""
+        if self.transcript is not None:
+            return self.transcript
+        info = self._info
+        prov = self._provenance.model_copy(update={
+            "version": __version__,
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "python": platform.python_version(),
+        })
+        if info is not None:
+            prov = prov.model_copy(update={"model": prov.model or info.model,
+                                           "session": prov.session or info.session})
+        self.transcript = Transcript(
+            agent=getattr(info, "agent", "agent"),
+            prompt=getattr(info, "prompt", ""),
+            status=result.stop_reason,
+            messages=convert_messages(self._new_messages(), self._durations, self._files),
+            usage=result.usage,
+            cost_usd=self._cost(self._model or prov.model, result.usage) if self._cost else None,
+            stats=TStats(**result.stats.model_dump()),
+            duration_s=result.duration_s,
+            first_token_s=result.first_token_s,
+            output_files=list(result.output_files),
+            notices=self._notices,
+            error=result.error.model_copy() if result.error is not None else None,
+            provenance=prov,
+        )
+        return self.transcript
+
+
+def transcript_json_schema() -> dict[str, Any]:
+    """The JSON schema of the MIME bundle's data, for the labextension and for stability tests."""
+    return Transcript.model_json_schema(mode="serialization")
