@@ -169,11 +169,7 @@ def describe(circle: list[str], graph: dict[str, dict[str, int]]) -> str:
 # Circles that run through a package whose owners are reworking it (issue 14): each is named by
 # one import on it, which is the one to break. A circle none of these is on fails the test, and
 # so does an entry no circle runs through any more: delete it when its circle is gone.
-KNOWN_CIRCLES: set[tuple[str, str]] = {
-    # ``from .. import __version__`` in Transcriptor.build; orkas_nb's load_ipython_extension
-    # imports the notebook package, whose magics import the transcript.
-    ("orkas_nb.notebook.transcript", "orkas_nb"),
-}
+KNOWN_CIRCLES: set[tuple[str, str]] = set()
 
 
 def _closes(edge: tuple[str, str], component: set[str], graph: dict[str, dict[str, int]]) -> bool:

@@ -68,7 +68,7 @@ def imported_modules(source: str, module: str) -> list[tuple[int, str]]:
                 found.append((node.lineno, "!" + parts[0]))  # "!": outside orkas_nb
             elif len(parts) > 1 and parts[1] in ALLOWED:
                 found.append((node.lineno, ".".join(parts[1:3])))
-            elif len(parts) > 1 and parts[1] != "__version__":
+            elif len(parts) > 1 and parts[1] not in ("__version__", "_version"):  # a constant
                 found.append((node.lineno, TOP))  # the facade: ``from orkas_nb import Agent``
     return sorted(set(found))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .plugins import register_approver, register_renderer, register_tools
+from .state import _states, current_state
 
 if TYPE_CHECKING:  # the engine loads at the first run, not at %load_ext
     from IPython.core.interactiveshell import InteractiveShell
@@ -29,20 +30,7 @@ __all__ = [
     "wait",
 ]
 
-_states: dict[int, NotebookState] = {}
 _installed: dict[int, tuple[Transformer, AgentConfig]] = {}
-
-
-def current_state(shell: InteractiveShell | None = None) -> NotebookState | None:
-    """The adapter's state for ``shell`` (default: the running IPython), or None."""
-    if shell is None:
-        try:
-            from IPython import get_ipython
-
-            shell = get_ipython()
-        except Exception:  # noqa: BLE001 - no IPython, no state
-            return None
-    return _states.get(id(shell)) if shell is not None else None
 
 
 def load_ipython_extension(ipython: InteractiveShell) -> None:

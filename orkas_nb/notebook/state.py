@@ -161,3 +161,20 @@ class NotebookState:
             except Exception:  # noqa: BLE001, S110 - closing at unload is best effort
                 pass
         self._sessions.clear()
+
+
+# The adapter's state per shell; here rather than in the package's __init__, so the modules of a
+# cell reach it without importing the package that imports them.
+_states: dict[int, NotebookState] = {}
+
+
+def current_state(shell: Any = None) -> NotebookState | None:
+    """The adapter's state for ``shell`` (default: the running IPython), or None."""
+    if shell is None:
+        try:
+            from IPython import get_ipython
+
+            shell = get_ipython()
+        except Exception:  # noqa: BLE001 - no IPython, no state
+            return None
+    return _states.get(id(shell)) if shell is not None else None

@@ -217,7 +217,7 @@ def test_nothing_else_in_the_package_calls_the_registrys_resolve_model() -> None
 
 def test_the_notebook_and_the_agent_no_longer_resolve_on_their_own() -> None:
     # The notebook hands the Agent its pool and a model string; it builds no provider itself.
-    for rel in ("orkas_nb/notebook/prepare.py", "orkas_nb/notebook/state.py"):
+    for rel in ("orkas_nb/notebook/cell/prepare.py", "orkas_nb/notebook/state.py"):
         text = (REPO / rel).read_text(encoding="utf-8")
         assert "resolve_provider" not in text and "registry" not in text, rel
     assert "model_name" not in registry._OPTIONS

@@ -41,7 +41,7 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def loaded_state() -> NotebookState:
-    from .. import current_state
+    from ..state import current_state
 
     state = current_state()
     if state is None:

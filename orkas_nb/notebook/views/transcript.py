@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ... import __version__
+from ..._version import __version__
 from ...core.errors import ErrorInfo
 from ...core.events import Compaction, Retry, RunStats, ToolEnd, UsageUpdate, Warning
 from ...core.messages import (
