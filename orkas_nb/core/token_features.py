@@ -57,6 +57,9 @@ _SCRIPT_TABLE = _table(_SCRIPT_LEADS, ord("."))
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _ASCII_AND_CONTINUATION = bytes(range(0xC0))
 _ASCII = bytes(range(0x80))
+_NOT_LATIN_PAIR = bytes([*range(0x80), 0xC0, 0xC1, *range(0xCE, 0x100)])  # kept: C2-CD leads, continuation bytes
+_ACCENTS = frozenset(ACCENT_WEIGHTS)
+_ACCENT_KEYS = {c: "accent_" + c for c in ACCENT_WEIGHTS}
 # Latin Extended Additional (U+1E00-U+1EFF, Vietnamese ệ ạ ả ...) shares its lead byte with
 # Georgian and Khmer: its prefixes (E1 B8-BB) are rewritten to a Latin lead byte before classing,
 # in one replace once the four second bytes are made one (continuation bytes carry no class).
@@ -131,17 +134,37 @@ def _second_table(lead: int) -> bytes:
 
 _SECOND_TABLES = {lead: _second_table(lead) for lead in _BRAHMIC}
 _LEAD_MASKS = {lead: bytes(0xFF if i == lead else 0 for i in range(256)) for lead in _BRAHMIC}
+# Each script's two-byte UTF-8 prefixes (lead byte, second byte).
+_PREFIXES: dict[str, list[bytes]] = {}
+for _lead, _blocks in _BRAHMIC.items():
+    for _second, _name in _blocks:
+        _PREFIXES.setdefault(_name, []).extend(bytes([_lead, _second + i]) for i in range(2))
 
 
 def _brahmic(f: dict[str, float], original: bytes) -> None:
-    """Split the E0/E1 characters by script: the byte after each lead byte, picked with one
-    AND of two big integers, mapped to a script code; one count per script present."""
+    """Split the E0/E1 characters by script. A lead byte is never a continuation byte, so a
+    two-byte prefix counted in the UTF-8 bytes counts that block's characters: a text in one
+    script (the common case) costs the counts of its first character's prefixes. A text that
+    mixes them takes the byte after each lead byte, picked with one AND of two big integers and
+    mapped to a script code, and counts each code present."""
     left = f.pop("indic")
     for lead, mask in _LEAD_MASKS.items():
-        if lead not in original:
+        lead_byte = bytes([lead])
+        n_lead = original.count(lead_byte)
+        if not n_lead:
             continue
+        at = original.index(lead_byte)
+        code = _SECOND_TABLES[lead][original[at + 1]] if at + 1 < len(original) else _OTHER_CODE
+        if code and code != _OTHER_CODE:
+            name = BRAHMIC[code - 1]
+            n = sum(original.count(prefix) for prefix in _PREFIXES[name])
+            if n == n_lead:
+                f[name] = f.get(name, 0) + n
+                left -= n
+                continue
         picked = int.from_bytes(original.translate(mask), "big") & int.from_bytes(original[1:] + b"\0", "big")
-        codes = picked.to_bytes(len(original), "big").translate(_SECOND_TABLES[lead]).replace(b"\0", b"")
+        # (non-lead positions are 0: deleted before the map; Vietnamese maps to 0 and is dropped)
+        codes = picked.to_bytes(len(original), "big").translate(_SECOND_TABLES[lead], b"\0").replace(b"\0", b"")
         while codes:
             code = codes[0]
             n = codes.count(code)
@@ -149,7 +172,7 @@ def _brahmic(f: dict[str, float], original: bytes) -> None:
                 name = BRAHMIC[code - 1]
                 f[name] = f.get(name, 0) + n
                 left -= n
-            codes = codes.replace(bytes([code]), b"")
+            codes = codes.translate(None, bytes([code]))
     if left > 0:
         f["other_script"] = left
 
@@ -307,16 +330,15 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         if n_chars > _ACCENT_SAMPLE:
             in_head = head.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION).count(b"L")
             factor = latin_ext / in_head if in_head else 0.0
-        # The non-ASCII characters of the head (before Vietnamese letters were reclassed): counted
-        # whole when they are mostly Latin, else searched for accents first (a Counter costs ~100
-        # ns a character, a regex ~10).
-        chars = head.translate(None, _ASCII).decode("utf-8", "surrogatepass")
-        if 2 * latin_ext < len(chars):
-            chars = "".join(_pattern("accents").findall(chars))
-        for c, n in Counter(chars).items():
-            if c in ACCENT_WEIGHTS:
-                f["accent_" + c] = n * factor
-                latin_ext -= n * factor
+        # The two-byte Latin characters of the head (U+0080-U+037F), without a search: every
+        # byte but their lead bytes and the continuation bytes is deleted, and the continuation
+        # bytes left without a lead (of the deleted three- and four-byte characters) are invalid
+        # UTF-8, which the decoder drops. One count per distinct accent.
+        chars = head.translate(None, _NOT_LATIN_PAIR).decode("utf-8", "ignore")
+        for c in _ACCENTS.intersection(chars):
+            n = chars.count(c) * factor
+            f[_ACCENT_KEYS[c]] = n
+            latin_ext -= n
         f["latin_ext"] = max(0.0, latin_ext)
     if viet:
         f["viet"] = viet
