@@ -75,17 +75,37 @@ def _codes(now: tuple[int, ...], before: tuple[int, ...] | None = None, not_befo
     return bytes(c << 4 | b for c in now for b in (before if before is not None else range(16)) if b not in not_before)
 
 
-_WORD_START = _codes(_LETTER, not_before=_LETTER)
-_DIGIT_START = _codes((DIGIT,), not_before=(DIGIT,))
-_MARK_START = _codes(_MARK, not_before=_MARK)
-_AFTER_JOIN = _codes(_LETTER, (JOIN,))  # _kind .path
-_AFTER_NEWLINE = _codes(_LETTER, (NEWLINE,))
-_CAMEL = _codes((UPPER,), (LOWER,))
-_SPACE_DIGIT = _codes((DIGIT,), (SPACE,))
-_MARK_NEWLINE = _codes((NEWLINE,), (PUNCT,))
-_SPACE_CJK = _codes((CJK,), (SPACE,))
 _LETTERS = bytes(_LETTER)
-_SPACES = bytes(ord("a") if i == SPACE else ord(".") for i in range(256))
+# Every count of "a class after another" (and every run start) is read from one string: each
+# pair byte is mapped to the event it is (the events are disjoint by the character's class)
+# and the pair bytes that are no event are deleted in the same pass, so the counts run on a
+# string a fifth as long as the text's (prose: its word starts and marks).
+WORD, JOIN_WORD, LINE_WORD, CAMEL, DIGIT_RUN, SPACE_DIGIT, PUNCT_RUN, PUNCT_NEWLINE, SPACE_CJK = range(1, 10)
+
+
+def _event(pair: int) -> int:
+    now, before = pair >> 4, pair & 15
+    if now in _LETTER and before not in _LETTER:
+        return JOIN_WORD if before == JOIN else LINE_WORD if before == NEWLINE else WORD  # _kind .path
+    if now == UPPER and before == LOWER:
+        return CAMEL
+    if now == DIGIT and before != DIGIT:
+        return SPACE_DIGIT if before == SPACE else DIGIT_RUN
+    if now in _MARK and before not in _MARK:
+        return PUNCT_RUN
+    if now == NEWLINE and before == PUNCT:
+        return PUNCT_NEWLINE
+    if now == CJK and before == SPACE:
+        return SPACE_CJK
+    return 0
+
+
+_EVENTS = bytes(_event(i) for i in range(256))
+_NO_EVENT = bytes(i for i in range(256) if not _EVENTS[i])
+# A run of two or more spaces: a space after a non-space ("b") followed by one after a space ("a").
+_INDENT = bytes(ord("a") if i == SPACE << 4 | SPACE else ord("b") if i >> 4 == SPACE else ord(".") for i in range(256))
+_SPACE, _NEWLINE, _DIGIT, _TWO_SPACES = bytes([SPACE]), bytes([NEWLINE]), bytes([DIGIT]), bytes([SPACE] * 2)
+_BLANK_LINE, _DIGIT_TRIPLE = bytes([NEWLINE] * 2), bytes([DIGIT] * 3)
 
 
 def _pairs(cls: bytes) -> bytes:
@@ -95,11 +115,6 @@ def _pairs(cls: bytes) -> bytes:
 
 def _letters(cls: bytes) -> int:
     return len(cls) - len(cls.translate(None, _LETTERS))
-
-
-def _count(pairs: bytes, codes: bytes) -> int:
-    """How many bytes of ``pairs`` are in ``codes`` (one pass: the length of what is left)."""
-    return len(pairs) - len(pairs.translate(None, codes))
 
 
 # Scripts written with spaces between words: a word start costs a token of its own.
@@ -264,41 +279,50 @@ def features(text: str) -> dict[str, float]:
         cls = raw.translate(_CLASS_TABLE, _CONTINUATION)
     n_chars = len(cls)
     pairs = _pairs(cls)
-    n_letters = _letters(cls)
-    words = _count(pairs, _WORD_START)
+    events = pairs.translate(_EVENTS, _NO_EVENT)
+    upper = cls.count(UPPER)
+    n_letters = cls.count(LOWER) + upper + (0 if ascii_only else cls.count(LATIN))
+    join_word, line_word = events.count(JOIN_WORD), events.count(LINE_WORD)
+    words = events.count(WORD) + join_word + line_word
     # The share of English is read at the start of a long text (one class byte per character).
     in_head = _letters(cls[:_ENGLISH_SAMPLE]) if n_chars > _ENGLISH_SAMPLE else n_letters
     if in_head:
-        marks = text.count("th", 0, _ENGLISH_SAMPLE) + _UNDERSCORE_AS_TH * text.count("_", 0, _ENGLISH_SAMPLE)
+        # (on the UTF-8 bytes of a short text: the same ASCII letters, one byte each)
+        if n_chars <= _ENGLISH_SAMPLE:
+            marks = original.count(b"th") + _UNDERSCORE_AS_TH * original.count(b"_")
+        else:
+            marks = text.count("th", 0, _ENGLISH_SAMPLE) + _UNDERSCORE_AS_TH * text.count("_", 0, _ENGLISH_SAMPLE)
         english = min(1.0, marks / (_TH_PER_LETTER * in_head))
     else:
         english = 0.0
     foreign = 1.0 - english
-    has_digit = bytes([DIGIT]) in cls
     # Second-order features (how pieces join) are counted on a sample of a long text.
     sample, scale = _sample(cls)
-    near = pairs if sample is cls else _pairs(sample)
-    has_space = bytes([SPACE]) in cls
-    has_newline = bytes([NEWLINE]) in cls
+    if sample is cls:
+        near, near_events = pairs, events
+    else:
+        near = _pairs(sample)
+        near_events = near.translate(_EVENTS, _NO_EVENT)
+        join_word, line_word = near_events.count(JOIN_WORD), near_events.count(LINE_WORD)
+    has_newline = _NEWLINE in cls
     f: dict[str, float] = {
         "word_en": words * english, "word_x": words * foreign,
         "letter_en": n_letters * english, "letter_x": n_letters * foreign,
-        "upper": cls.count(UPPER),
-        "digit_run": _count(pairs, _DIGIT_START) if has_digit else 0,
-        "digit_triple": cls.count(bytes([DIGIT] * 3)) if has_digit else 0,
-        "punct_run": _count(pairs, _MARK_START),
+        "upper": upper,
+        "digit_run": events.count(DIGIT_RUN) + events.count(SPACE_DIGIT),
+        "digit_triple": cls.count(_DIGIT_TRIPLE) if _DIGIT in cls else 0,
+        "punct_run": events.count(PUNCT_RUN),
         "newline": cls.count(NEWLINE) if has_newline else 0,
-        "camel": near.count(_CAMEL) * scale,
-        "space_digit": near.count(_SPACE_DIGIT) * scale if has_digit and has_space else 0,
-        "join_word": _count(near, _AFTER_JOIN) * scale,
-        "punct_newline": near.count(_MARK_NEWLINE) * scale if has_newline else 0,
-        "blank_line": sample.count(bytes([NEWLINE] * 2)) * scale if has_newline else 0,
-        "line_word": _count(near, _AFTER_NEWLINE) * scale if has_newline else 0,
+        "camel": near_events.count(CAMEL) * scale,
+        "space_digit": near_events.count(SPACE_DIGIT) * scale,
+        "join_word": join_word * scale,
+        "punct_newline": near_events.count(PUNCT_NEWLINE) * scale,
+        "blank_line": sample.count(_BLANK_LINE) * scale if has_newline else 0,
+        "line_word": line_word * scale,
         "indent": 0,
     }
-    if has_space and bytes([SPACE] * 2) in sample:
-        spaces = sample.translate(_SPACES)
-        f["indent"] = (spaces.count(b".aa") + spaces.startswith(b"aa")) * scale
+    if _TWO_SPACES in sample:
+        f["indent"] = near.translate(_INDENT).count(b"ba") * scale
     if foreign and n_letters:
         in_head = n_letters if n_chars <= _ACCENT_SAMPLE else _letters(cls[:_ACCENT_SAMPLE])
         if in_head:
@@ -311,12 +335,12 @@ def features(text: str) -> dict[str, float]:
                     f[key] = n * per
     if ascii_only:
         return f
-    _non_ascii(f, text, raw, original, cls, viet, near, scale)
+    _non_ascii(f, text, raw, original, cls, viet, near_events, scale)
     return f
 
 
 def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls: bytes, viet: int,
-               near: bytes, scale: float) -> None:
+               near_events: bytes, scale: float) -> None:
     """The per-script counts, on the non-ASCII characters alone: a short string for code or
     prose with a few accents, one byte per character for CJK."""
     wide = raw.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION)
@@ -367,7 +391,7 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         f["cjk_punct"] = original.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
         kana = f["kana"] = cjk - f["cjk_punct"]
     if han or cjk:
-        f["space_cjk"] = near.count(_SPACE_CJK) * scale
+        f["space_cjk"] = near_events.count(SPACE_CJK) * scale
     if han:
         japanese = min(1.0, 3 * kana / (kana + han))
         # Both searches run on the non-ASCII characters alone (all of them in Chinese prose, a
