@@ -30,7 +30,7 @@ _LEAD_CLASSES = [  # (first byte, last byte, class)
     (0x09, 0x09, SPACE), (0x0B, 0x0C, SPACE), (0x20, 0x20, SPACE),
     (0x5F, 0x5F, JOIN), (0x2E, 0x2E, JOIN),  # _ and . : they join the word after them (snake_case, os.path)
     (0x80, 0xFF, X),  # non-ASCII lead bytes not named below (full-width forms, emoji)
-    (0xC0, 0xC1, SYMBOL), (0xE2, 0xE2, SYMBOL), (0xEE, 0xEE, SYMBOL), (0xF5, 0xFF, SYMBOL),
+    (0xC1, 0xC1, SYMBOL), (0xC0, 0xC0, LATIN), (0xE2, 0xE2, SYMBOL), (0xEE, 0xEE, SYMBOL), (0xF5, 0xFF, SYMBOL),
     (0xC2, 0xCD, LATIN),  # Latin-1 supplement, Latin extended, IPA, combining marks
     (0xCE, 0xDF, SPACED), (0xE0, 0xE1, SPACED), (0xEA, 0xED, SPACED),  # scripts with spaces between words
     (0xE3, 0xE9, CJK),  # CJK punctuation, kana, Han
@@ -38,7 +38,7 @@ _LEAD_CLASSES = [  # (first byte, last byte, class)
 # The script of each non-ASCII lead byte, for the per-script counts (a short string: the
 # non-ASCII characters alone).
 _SCRIPT_LEADS = [
-    (0xC0, 0xC1, "q"), (0xC2, 0xCD, "L"), (0xCE, 0xCF, "g"), (0xD0, 0xD4, "y"), (0xD5, 0xD5, "a"), (0xD6, 0xD7, "r"),
+    (0xC0, 0xC0, "V"), (0xC1, 0xC1, "q"), (0xC2, 0xCD, "L"), (0xCE, 0xCF, "g"), (0xD0, 0xD4, "y"), (0xD5, 0xD5, "a"), (0xD6, 0xD7, "r"),
     (0xD8, 0xDF, "b"), (0xE0, 0xE1, "i"), (0xE2, 0xE2, "q"), (0xE3, 0xE3, "k"), (0xE4, 0xE9, "H"),
     (0xEA, 0xED, "K"), (0xEE, 0xEE, "q"), (0xEF, 0xEF, "f"), (0xF0, 0xF4, "e"), (0xF5, 0xFF, "q"),
 ]
@@ -61,8 +61,9 @@ _NOT_LATIN_PAIR = bytes([*range(0x80), 0xC0, 0xC1, *range(0xCE, 0x100)])  # kept
 _ACCENTS = frozenset(ACCENT_WEIGHTS)
 _ACCENT_KEYS = {c: "accent_" + c for c in ACCENT_WEIGHTS}
 # Latin Extended Additional (U+1E00-U+1EFF, Vietnamese ệ ạ ả ...) shares its lead byte with
-# Georgian and Khmer: its prefixes (E1 B8-BB) are rewritten to a Latin lead byte before classing,
-# in one replace once the four second bytes are made one (continuation bytes carry no class).
+# Georgian and Khmer: its prefixes (E1 B8-BB) are rewritten before classing, in one replace of
+# equal length once the four second bytes are made one (continuation bytes carry no class), to
+# C0, a lead byte no UTF-8 text holds, classed Latin and counted as "V".
 _VIET_SECOND = bytes(0xB8 if 0xB8 <= i <= 0xBB else i for i in range(256))
 
 # -- pairs ------------------------------------------------------------------------------------
@@ -266,16 +267,13 @@ def features(text: str) -> dict[str, float]:
     """Counts the estimate is a weighted sum of (exposed for calibration; a feature that is
     absent counts zero)."""
     ascii_only = text.isascii()
-    viet = 0
     if ascii_only:
         raw = original = text.encode("ascii")
         cls = raw.translate(_CLASS_TABLE)
     else:
         raw = original = text.encode("utf-8", "surrogatepass")
         if b"\xe1" in raw:
-            n = len(raw)
-            raw = raw.translate(_VIET_SECOND).replace(b"\xe1\xb8", b"\xc3")
-            viet = n - len(raw)
+            raw = raw.translate(_VIET_SECOND).replace(b"\xe1\xb8", b"\xc0\xb8")
         cls = raw.translate(_CLASS_TABLE, _CONTINUATION)
     n_chars = len(cls)
     pairs = _pairs(cls)
@@ -335,16 +333,17 @@ def features(text: str) -> dict[str, float]:
                     f[key] = n * per
     if ascii_only:
         return f
-    _non_ascii(f, text, raw, original, cls, viet, near_events, scale)
+    _non_ascii(f, text, raw, original, cls, near_events, scale)
     return f
 
 
-def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls: bytes, viet: int,
+def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls: bytes,
                near_events: bytes, scale: float) -> None:
     """The per-script counts, on the non-ASCII characters alone: a short string for code or
     prose with a few accents, one byte per character for CJK."""
     wide = raw.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION)
-    latin_ext = wide.count(b"L") - viet
+    latin_ext = wide.count(b"L")
+    viet = wide.count(b"V")
     han, cjk = wide.count(b"H"), wide.count(b"k")
     rest = wide.translate(None, b"LHk")  # the rarer scripts are counted on what is left: a short string
     if latin_ext:
