@@ -58,8 +58,11 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 _ASCII_AND_CONTINUATION = bytes(range(0xC0))
 _ASCII = bytes(range(0x80))
 _NOT_LATIN_PAIR = bytes([*range(0x80), 0xC0, 0xC1, *range(0xCE, 0x100)])  # kept: C2-CD leads, continuation bytes
-_ACCENTS = frozenset(ACCENT_WEIGHTS)
-_ACCENT_KEYS = {c: "accent_" + c for c in ACCENT_WEIGHTS}
+# The accents by the high byte of their code point (all are below U+0300), as low bytes (none 0).
+_ACCENT_LOW = {h: frozenset(ord(c) & 0xFF for c in ACCENT_WEIGHTS if ord(c) >> 8 == h) for h in range(3)}
+_HIGH_MASKS = {h: bytes(0xFF if i == h else 0 for i in range(256)) for h in _ACCENT_LOW}
+_ACCENT_KEYS = {ord(c): "accent_" + c for c in ACCENT_WEIGHTS}
+assert all(ord(c) < 0x300 and ord(c) & 0xFF for c in ACCENT_WEIGHTS)
 # Latin Extended Additional (U+1E00-U+1EFF, Vietnamese ệ ạ ả ...) shares its lead byte with
 # Georgian and Khmer: its prefixes (E1 B8-BB) are rewritten before classing, in one replace of
 # equal length once the four second bytes are made one (continuation bytes carry no class), to
@@ -357,11 +360,23 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         # byte but their lead bytes and the continuation bytes is deleted, and the continuation
         # bytes left without a lead (of the deleted three- and four-byte characters) are invalid
         # UTF-8, which the decoder drops. One count per distinct accent.
-        chars = head.translate(None, _NOT_LATIN_PAIR).decode("utf-8", "ignore")
-        for c in _ACCENTS.intersection(chars):
-            n = chars.count(c) * factor
-            f[_ACCENT_KEYS[c]] = n
-            latin_ext -= n
+        # Counted as bytes, not characters (a set or Counter of characters beyond U+00FF makes
+        # an object per character): the low byte of each UTF-16 unit whose high byte is 0, 1
+        # or 2, the others zeroed with one AND.
+        utf16 = head.translate(None, _NOT_LATIN_PAIR).decode("utf-8", "ignore").encode("utf-16-le")
+        low, high = utf16[0::2], utf16[1::2]
+        for h, accents in _ACCENT_LOW.items():
+            if h not in high:
+                continue
+            if high.count(h) == len(high):
+                picked = low
+            else:
+                mask = int.from_bytes(high.translate(_HIGH_MASKS[h]), "little")
+                picked = (int.from_bytes(low, "little") & mask).to_bytes(len(low), "little")
+            for x in accents.intersection(picked):
+                n = picked.count(x) * factor
+                f[_ACCENT_KEYS[h << 8 | x]] = n
+                latin_ext -= n
         f["latin_ext"] = max(0.0, latin_ext)
     if viet:
         f["viet"] = viet
