@@ -3,9 +3,11 @@
 The text is encoded to UTF-8 once and mapped with ``bytes.translate`` to one class byte per code
 point (continuation bytes deleted), with a class alphabet of at most 16 values. A second string
 then holds, for every position, its class and the one before it in one byte (built with two
-integer shifts on ``int.from_bytes``): every "X after Y" count, and every "start of a run of S",
-is then one ``bytes.count`` of a single byte, or one ``bytes.translate`` deleting a set of bytes
-(its length tells the count) -- no two-byte search and no map per feature.
+integer shifts on ``int.from_bytes``), and one more translate maps each such pair to the event it
+is (a word start, a run of marks, camelCase ...) and deletes the rest: every "X after Y" count is
+then one ``bytes.count`` of a single byte on a string a fifth as long as the text. The
+per-script counts run on the non-ASCII lead bytes alone; scripts, accents and Vietnamese letters
+are told by two-byte prefixes or bytes, never by a regex or one object per character.
 
 Pure-ASCII text skips the non-ASCII classes; on a text over 128K characters the counts of how
 pieces join (camelCase, a space before a digit ...) are taken on four 16K-character windows and
@@ -15,9 +17,9 @@ scaled, the rest on the whole text (``tests/benchmarks/bench_tokens.py`` measure
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any
 
+from .token_scripts import BRAHMIC, brahmic
 from .token_tables import ACCENT_WEIGHTS, HAN_SINGLE
 
 # -- character classes ------------------------------------------------------------------------
@@ -127,74 +129,6 @@ _SCRIPT_WORDS = {"y": "cyrillic", "g": "greek", "a": "armenian", "r": "hebrew", 
 _SCRIPTS = [(k.encode(), name, name + "_word") for k, name in _SCRIPT_WORDS.items()]
 # Each spaced script's lead bytes to its own letter, the rest to ".", continuation bytes deleted.
 _SPACED_TABLE = _table([r for r in _SCRIPT_LEADS if r[2] in _SCRIPT_WORDS], ord("."))
-# The scripts of U+0800-U+1FFF (lead byte E0 or E1), told by their second byte: each has its own
-# weight (o200k spends 0.5 tokens a character on Malayalam, 1.3 on Oriya, 2.3 on Ethiopic); a
-# script the corpus does not hold is "other_script", whose weight is a cautious prior.
-_BRAHMIC = {
-    0xE0: [(0xA4, "devanagari"), (0xA6, "bengali"), (0xA8, "gurmukhi"), (0xAA, "gujarati"), (0xAC, "oriya"),
-           (0xAE, "tamil"), (0xB0, "telugu"), (0xB2, "kannada"), (0xB4, "malayalam"), (0xB6, "sinhala"),
-           (0xB8, "thai"), (0xBC, "tibetan"), (0xBE, "tibetan")],
-    0xE1: [(0x80, "myanmar"), (0x82, "georgian"), (0x88, "ethiopic"), (0x8A, "ethiopic"), (0x8C, "ethiopic"),
-           (0x9E, "khmer")],
-}
-BRAHMIC = tuple(dict.fromkeys(name for blocks in _BRAHMIC.values() for _, name in blocks))
-_BRAHMIC_CODE = {name: i + 1 for i, name in enumerate(BRAHMIC)}
-_OTHER_CODE = len(BRAHMIC) + 1
-
-
-def _second_table(lead: int) -> bytes:
-    table = bytearray([_OTHER_CODE] * 256)
-    for second, name in _BRAHMIC[lead]:
-        table[second : second + 2] = bytes([_BRAHMIC_CODE[name]]) * 2
-    if lead == 0xE1:
-        table[0xB8:0xBC] = b"\0" * 4  # Latin Extended Additional: counted as "viet"
-    return bytes(table)
-
-
-_SECOND_TABLES = {lead: _second_table(lead) for lead in _BRAHMIC}
-_LEAD_MASKS = {lead: bytes(0xFF if i == lead else 0 for i in range(256)) for lead in _BRAHMIC}
-# Each script's two-byte UTF-8 prefixes (lead byte, second byte).
-_PREFIXES: dict[str, list[bytes]] = {}
-for _lead, _blocks in _BRAHMIC.items():
-    for _second, _name in _blocks:
-        _PREFIXES.setdefault(_name, []).extend(bytes([_lead, _second + i]) for i in range(2))
-
-
-def _brahmic(f: dict[str, float], original: bytes) -> None:
-    """Split the E0/E1 characters by script. A lead byte is never a continuation byte, so a
-    two-byte prefix counted in the UTF-8 bytes counts that block's characters: a text in one
-    script (the common case) costs the counts of its first character's prefixes. A text that
-    mixes them takes the byte after each lead byte, picked with one AND of two big integers and
-    mapped to a script code, and counts each code present."""
-    left = f.pop("indic")
-    for lead, mask in _LEAD_MASKS.items():
-        lead_byte = bytes([lead])
-        n_lead = original.count(lead_byte)
-        if not n_lead:
-            continue
-        at = original.index(lead_byte)
-        code = _SECOND_TABLES[lead][original[at + 1]] if at + 1 < len(original) else _OTHER_CODE
-        if code and code != _OTHER_CODE:
-            name = BRAHMIC[code - 1]
-            n = sum(original.count(prefix) for prefix in _PREFIXES[name])
-            if n == n_lead:
-                f[name] = f.get(name, 0) + n
-                left -= n
-                continue
-        picked = int.from_bytes(original.translate(mask), "big") & int.from_bytes(original[1:] + b"\0", "big")
-        # (non-lead positions are 0: deleted before the map; Vietnamese maps to 0 and is dropped)
-        codes = picked.to_bytes(len(original), "big").translate(_SECOND_TABLES[lead], b"\0").replace(b"\0", b"")
-        while codes:
-            code = codes[0]
-            n = codes.count(code)
-            if code != _OTHER_CODE:
-                name = BRAHMIC[code - 1]
-                f[name] = f.get(name, 0) + n
-                left -= n
-            codes = codes.translate(None, bytes([code]))
-    if left > 0:
-        f["other_script"] = left
-
 # A text's Latin words are English (one token each, mostly) or not (split more). "th" per Latin
 # letter tells them apart (18 per 1000 letters in English prose, 14 in code, at most 1.4 in the
 # other Latin languages of the corpus but Vietnamese, which has its own feature); code whose
@@ -221,7 +155,6 @@ def _pattern(name: str) -> re.Pattern[str]:
         # A Han character o200k has no single token for (any other costs two or three pieces).
         _PATTERNS["rare_han"] = re.compile("[^\\x00-\\u4dff\\ua000-\\U0010ffff" + HAN_SINGLE + "]")
         _PATTERNS["variant"] = re.compile(f"[{_TRADITIONAL}]|([{_SIMPLIFIED}])")
-        _PATTERNS["accents"] = re.compile(f"[{''.join(ACCENT_WEIGHTS)}]")
     return _PATTERNS[name]
 
 
@@ -360,7 +293,7 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         # byte but their lead bytes and the continuation bytes is deleted, and the continuation
         # bytes left without a lead (of the deleted three- and four-byte characters) are invalid
         # UTF-8, which the decoder drops. One count per distinct accent.
-        # Counted as bytes, not characters (a set or Counter of characters beyond U+00FF makes
+        # Counted as bytes, not characters (a set or a Counter of characters beyond U+00FF makes
         # an object per character): the low byte of each UTF-16 unit whose high byte is 0, 1
         # or 2, the others zeroed with one AND.
         utf16 = head.translate(None, _NOT_LATIN_PAIR).decode("utf-8", "ignore").encode("utf-16-le")
@@ -393,7 +326,7 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
                 scripts = raw.translate(_SPACED_TABLE, _CONTINUATION)
             f[word] = scripts.count(b"." + klass) + scripts.startswith(klass)
     if "indic" in f:  # (on the original bytes: the Vietnamese rewrite merged some second bytes)
-        _brahmic(f, original)
+        brahmic(f, original)
     # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Persian and Uyghur ک گ ی ې) are
     # rarer in o200k's vocabulary: each costs more than a Russian or Arabic letter.
     if "cyrillic" in f:
