@@ -3,9 +3,11 @@
 The text is encoded to UTF-8 once and mapped with ``bytes.translate`` to one class byte per code
 point (continuation bytes deleted), with a class alphabet of at most 16 values. A second string
 then holds, for every position, its class and the one before it in one byte (built with two
-integer shifts on ``int.from_bytes``): every "X after Y" count, and every "start of a run of S",
-is then one ``bytes.count`` of a single byte, or one ``bytes.translate`` deleting a set of bytes
-(its length tells the count) -- no two-byte search and no map per feature.
+integer shifts on ``int.from_bytes``), and one more translate maps each such pair to the event it
+is (a word start, a run of marks, camelCase ...) and deletes the rest: every "X after Y" count is
+then one ``bytes.count`` of a single byte on a string a fifth as long as the text. The
+per-script counts run on the non-ASCII lead bytes alone; scripts, accents and Vietnamese letters
+are told by two-byte prefixes or bytes, never by a regex or one object per character.
 
 Pure-ASCII text skips the non-ASCII classes; on a text over 128K characters the counts of how
 pieces join (camelCase, a space before a digit ...) are taken on four 16K-character windows and
@@ -15,9 +17,9 @@ scaled, the rest on the whole text (``tests/benchmarks/bench_tokens.py`` measure
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any
 
+from .token_scripts import BRAHMIC, brahmic
 from .token_tables import ACCENT_WEIGHTS, HAN_SINGLE
 
 # -- character classes ------------------------------------------------------------------------
@@ -30,7 +32,7 @@ _LEAD_CLASSES = [  # (first byte, last byte, class)
     (0x09, 0x09, SPACE), (0x0B, 0x0C, SPACE), (0x20, 0x20, SPACE),
     (0x5F, 0x5F, JOIN), (0x2E, 0x2E, JOIN),  # _ and . : they join the word after them (snake_case, os.path)
     (0x80, 0xFF, X),  # non-ASCII lead bytes not named below (full-width forms, emoji)
-    (0xC0, 0xC1, SYMBOL), (0xE2, 0xE2, SYMBOL), (0xEE, 0xEE, SYMBOL), (0xF5, 0xFF, SYMBOL),
+    (0xC1, 0xC1, SYMBOL), (0xC0, 0xC0, LATIN), (0xE2, 0xE2, SYMBOL), (0xEE, 0xEE, SYMBOL), (0xF5, 0xFF, SYMBOL),
     (0xC2, 0xCD, LATIN),  # Latin-1 supplement, Latin extended, IPA, combining marks
     (0xCE, 0xDF, SPACED), (0xE0, 0xE1, SPACED), (0xEA, 0xED, SPACED),  # scripts with spaces between words
     (0xE3, 0xE9, CJK),  # CJK punctuation, kana, Han
@@ -38,7 +40,7 @@ _LEAD_CLASSES = [  # (first byte, last byte, class)
 # The script of each non-ASCII lead byte, for the per-script counts (a short string: the
 # non-ASCII characters alone).
 _SCRIPT_LEADS = [
-    (0xC0, 0xC1, "q"), (0xC2, 0xCD, "L"), (0xCE, 0xCF, "g"), (0xD0, 0xD4, "y"), (0xD5, 0xD5, "a"), (0xD6, 0xD7, "r"),
+    (0xC0, 0xC0, "V"), (0xC1, 0xC1, "q"), (0xC2, 0xCD, "L"), (0xCE, 0xCF, "g"), (0xD0, 0xD4, "y"), (0xD5, 0xD5, "a"), (0xD6, 0xD7, "r"),
     (0xD8, 0xDF, "b"), (0xE0, 0xE1, "i"), (0xE2, 0xE2, "q"), (0xE3, 0xE3, "k"), (0xE4, 0xE9, "H"),
     (0xEA, 0xED, "K"), (0xEE, 0xEE, "q"), (0xEF, 0xEF, "f"), (0xF0, 0xF4, "e"), (0xF5, 0xFF, "q"),
 ]
@@ -57,9 +59,16 @@ _SCRIPT_TABLE = _table(_SCRIPT_LEADS, ord("."))
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _ASCII_AND_CONTINUATION = bytes(range(0xC0))
 _ASCII = bytes(range(0x80))
+_NOT_LATIN_PAIR = bytes([*range(0x80), 0xC0, 0xC1, *range(0xCE, 0x100)])  # kept: C2-CD leads, continuation bytes
+# The accents by the high byte of their code point (all are below U+0300), as low bytes (none 0).
+_ACCENT_LOW = {h: frozenset(ord(c) & 0xFF for c in ACCENT_WEIGHTS if ord(c) >> 8 == h) for h in range(3)}
+_HIGH_MASKS = {h: bytes(0xFF if i == h else 0 for i in range(256)) for h in _ACCENT_LOW}
+_ACCENT_KEYS = {ord(c): "accent_" + c for c in ACCENT_WEIGHTS}
+assert all(ord(c) < 0x300 and ord(c) & 0xFF for c in ACCENT_WEIGHTS)
 # Latin Extended Additional (U+1E00-U+1EFF, Vietnamese ệ ạ ả ...) shares its lead byte with
-# Georgian and Khmer: its prefixes (E1 B8-BB) are rewritten to a Latin lead byte before classing,
-# in one replace once the four second bytes are made one (continuation bytes carry no class).
+# Georgian and Khmer: its prefixes (E1 B8-BB) are rewritten before classing, in one replace of
+# equal length once the four second bytes are made one (continuation bytes carry no class), to
+# C0, a lead byte no UTF-8 text holds, classed Latin and counted as "V".
 _VIET_SECOND = bytes(0xB8 if 0xB8 <= i <= 0xBB else i for i in range(256))
 
 # -- pairs ------------------------------------------------------------------------------------
@@ -72,17 +81,37 @@ def _codes(now: tuple[int, ...], before: tuple[int, ...] | None = None, not_befo
     return bytes(c << 4 | b for c in now for b in (before if before is not None else range(16)) if b not in not_before)
 
 
-_WORD_START = _codes(_LETTER, not_before=_LETTER)
-_DIGIT_START = _codes((DIGIT,), not_before=(DIGIT,))
-_MARK_START = _codes(_MARK, not_before=_MARK)
-_AFTER_JOIN = _codes(_LETTER, (JOIN,))  # _kind .path
-_AFTER_NEWLINE = _codes(_LETTER, (NEWLINE,))
-_CAMEL = _codes((UPPER,), (LOWER,))
-_SPACE_DIGIT = _codes((DIGIT,), (SPACE,))
-_MARK_NEWLINE = _codes((NEWLINE,), (PUNCT,))
-_SPACE_CJK = _codes((CJK,), (SPACE,))
 _LETTERS = bytes(_LETTER)
-_SPACES = bytes(ord("a") if i == SPACE else ord(".") for i in range(256))
+# Every count of "a class after another" (and every run start) is read from one string: each
+# pair byte is mapped to the event it is (the events are disjoint by the character's class)
+# and the pair bytes that are no event are deleted in the same pass, so the counts run on a
+# string a fifth as long as the text's (prose: its word starts and marks).
+WORD, JOIN_WORD, LINE_WORD, CAMEL, DIGIT_RUN, SPACE_DIGIT, PUNCT_RUN, PUNCT_NEWLINE, SPACE_CJK = range(1, 10)
+
+
+def _event(pair: int) -> int:
+    now, before = pair >> 4, pair & 15
+    if now in _LETTER and before not in _LETTER:
+        return JOIN_WORD if before == JOIN else LINE_WORD if before == NEWLINE else WORD  # _kind .path
+    if now == UPPER and before == LOWER:
+        return CAMEL
+    if now == DIGIT and before != DIGIT:
+        return SPACE_DIGIT if before == SPACE else DIGIT_RUN
+    if now in _MARK and before not in _MARK:
+        return PUNCT_RUN
+    if now == NEWLINE and before == PUNCT:
+        return PUNCT_NEWLINE
+    if now == CJK and before == SPACE:
+        return SPACE_CJK
+    return 0
+
+
+_EVENTS = bytes(_event(i) for i in range(256))
+_NO_EVENT = bytes(i for i in range(256) if not _EVENTS[i])
+# A run of two or more spaces: a space after a non-space ("b") followed by one after a space ("a").
+_INDENT = bytes(ord("a") if i == SPACE << 4 | SPACE else ord("b") if i >> 4 == SPACE else ord(".") for i in range(256))
+_SPACE, _NEWLINE, _DIGIT, _TWO_SPACES = bytes([SPACE]), bytes([NEWLINE]), bytes([DIGIT]), bytes([SPACE] * 2)
+_BLANK_LINE, _DIGIT_TRIPLE = bytes([NEWLINE] * 2), bytes([DIGIT] * 3)
 
 
 def _pairs(cls: bytes) -> bytes:
@@ -94,65 +123,12 @@ def _letters(cls: bytes) -> int:
     return len(cls) - len(cls.translate(None, _LETTERS))
 
 
-def _count(pairs: bytes, codes: bytes) -> int:
-    """How many bytes of ``pairs`` are in ``codes`` (one pass: the length of what is left)."""
-    return len(pairs) - len(pairs.translate(None, codes))
-
-
 # Scripts written with spaces between words: a word start costs a token of its own.
 _SCRIPT_WORDS = {"y": "cyrillic", "g": "greek", "a": "armenian", "r": "hebrew", "b": "arabic", "K": "hangul",
                  "i": "indic"}
 _SCRIPTS = [(k.encode(), name, name + "_word") for k, name in _SCRIPT_WORDS.items()]
 # Each spaced script's lead bytes to its own letter, the rest to ".", continuation bytes deleted.
 _SPACED_TABLE = _table([r for r in _SCRIPT_LEADS if r[2] in _SCRIPT_WORDS], ord("."))
-# The scripts of U+0800-U+1FFF (lead byte E0 or E1), told by their second byte: each has its own
-# weight (o200k spends 0.5 tokens a character on Malayalam, 1.3 on Oriya, 2.3 on Ethiopic); a
-# script the corpus does not hold is "other_script", whose weight is a cautious prior.
-_BRAHMIC = {
-    0xE0: [(0xA4, "devanagari"), (0xA6, "bengali"), (0xA8, "gurmukhi"), (0xAA, "gujarati"), (0xAC, "oriya"),
-           (0xAE, "tamil"), (0xB0, "telugu"), (0xB2, "kannada"), (0xB4, "malayalam"), (0xB6, "sinhala"),
-           (0xB8, "thai"), (0xBC, "tibetan"), (0xBE, "tibetan")],
-    0xE1: [(0x80, "myanmar"), (0x82, "georgian"), (0x88, "ethiopic"), (0x8A, "ethiopic"), (0x8C, "ethiopic"),
-           (0x9E, "khmer")],
-}
-BRAHMIC = tuple(dict.fromkeys(name for blocks in _BRAHMIC.values() for _, name in blocks))
-_BRAHMIC_CODE = {name: i + 1 for i, name in enumerate(BRAHMIC)}
-_OTHER_CODE = len(BRAHMIC) + 1
-
-
-def _second_table(lead: int) -> bytes:
-    table = bytearray([_OTHER_CODE] * 256)
-    for second, name in _BRAHMIC[lead]:
-        table[second : second + 2] = bytes([_BRAHMIC_CODE[name]]) * 2
-    if lead == 0xE1:
-        table[0xB8:0xBC] = b"\0" * 4  # Latin Extended Additional: counted as "viet"
-    return bytes(table)
-
-
-_SECOND_TABLES = {lead: _second_table(lead) for lead in _BRAHMIC}
-_LEAD_MASKS = {lead: bytes(0xFF if i == lead else 0 for i in range(256)) for lead in _BRAHMIC}
-
-
-def _brahmic(f: dict[str, float], original: bytes) -> None:
-    """Split the E0/E1 characters by script: the byte after each lead byte, picked with one
-    AND of two big integers, mapped to a script code; one count per script present."""
-    left = f.pop("indic")
-    for lead, mask in _LEAD_MASKS.items():
-        if lead not in original:
-            continue
-        picked = int.from_bytes(original.translate(mask), "big") & int.from_bytes(original[1:] + b"\0", "big")
-        codes = picked.to_bytes(len(original), "big").translate(_SECOND_TABLES[lead]).replace(b"\0", b"")
-        while codes:
-            code = codes[0]
-            n = codes.count(code)
-            if code != _OTHER_CODE:
-                name = BRAHMIC[code - 1]
-                f[name] = f.get(name, 0) + n
-                left -= n
-            codes = codes.replace(bytes([code]), b"")
-    if left > 0:
-        f["other_script"] = left
-
 # A text's Latin words are English (one token each, mostly) or not (split more). "th" per Latin
 # letter tells them apart (18 per 1000 letters in English prose, 14 in code, at most 1.4 in the
 # other Latin languages of the corpus but Vietnamese, which has its own feature); code whose
@@ -179,7 +155,6 @@ def _pattern(name: str) -> re.Pattern[str]:
         # A Han character o200k has no single token for (any other costs two or three pieces).
         _PATTERNS["rare_han"] = re.compile("[^\\x00-\\u4dff\\ua000-\\U0010ffff" + HAN_SINGLE + "]")
         _PATTERNS["variant"] = re.compile(f"[{_TRADITIONAL}]|([{_SIMPLIFIED}])")
-        _PATTERNS["accents"] = re.compile(f"[{''.join(ACCENT_WEIGHTS)}]")
     return _PATTERNS[name]
 
 
@@ -228,54 +203,60 @@ def features(text: str) -> dict[str, float]:
     """Counts the estimate is a weighted sum of (exposed for calibration; a feature that is
     absent counts zero)."""
     ascii_only = text.isascii()
-    viet = 0
     if ascii_only:
         raw = original = text.encode("ascii")
         cls = raw.translate(_CLASS_TABLE)
     else:
         raw = original = text.encode("utf-8", "surrogatepass")
         if b"\xe1" in raw:
-            n = len(raw)
-            raw = raw.translate(_VIET_SECOND).replace(b"\xe1\xb8", b"\xc3")
-            viet = n - len(raw)
+            raw = raw.translate(_VIET_SECOND).replace(b"\xe1\xb8", b"\xc0\xb8")
         cls = raw.translate(_CLASS_TABLE, _CONTINUATION)
     n_chars = len(cls)
     pairs = _pairs(cls)
-    n_letters = _letters(cls)
-    words = _count(pairs, _WORD_START)
+    events = pairs.translate(_EVENTS, _NO_EVENT)
+    upper = cls.count(UPPER)
+    n_letters = cls.count(LOWER) + upper + (0 if ascii_only else cls.count(LATIN))
+    join_word, line_word = events.count(JOIN_WORD), events.count(LINE_WORD)
+    words = events.count(WORD) + join_word + line_word
     # The share of English is read at the start of a long text (one class byte per character).
     in_head = _letters(cls[:_ENGLISH_SAMPLE]) if n_chars > _ENGLISH_SAMPLE else n_letters
     if in_head:
-        marks = text.count("th", 0, _ENGLISH_SAMPLE) + _UNDERSCORE_AS_TH * text.count("_", 0, _ENGLISH_SAMPLE)
+        # (on the UTF-8 bytes of a short text: the same ASCII letters, one byte each)
+        if n_chars <= _ENGLISH_SAMPLE:
+            marks = original.count(b"th") + _UNDERSCORE_AS_TH * original.count(b"_")
+        else:
+            marks = text.count("th", 0, _ENGLISH_SAMPLE) + _UNDERSCORE_AS_TH * text.count("_", 0, _ENGLISH_SAMPLE)
         english = min(1.0, marks / (_TH_PER_LETTER * in_head))
     else:
         english = 0.0
     foreign = 1.0 - english
-    has_digit = bytes([DIGIT]) in cls
     # Second-order features (how pieces join) are counted on a sample of a long text.
     sample, scale = _sample(cls)
-    near = pairs if sample is cls else _pairs(sample)
-    has_space = bytes([SPACE]) in cls
-    has_newline = bytes([NEWLINE]) in cls
+    if sample is cls:
+        near, near_events = pairs, events
+    else:
+        near = _pairs(sample)
+        near_events = near.translate(_EVENTS, _NO_EVENT)
+        join_word, line_word = near_events.count(JOIN_WORD), near_events.count(LINE_WORD)
+    has_newline = _NEWLINE in cls
     f: dict[str, float] = {
         "word_en": words * english, "word_x": words * foreign,
         "letter_en": n_letters * english, "letter_x": n_letters * foreign,
-        "upper": cls.count(UPPER),
-        "digit_run": _count(pairs, _DIGIT_START) if has_digit else 0,
-        "digit_triple": cls.count(bytes([DIGIT] * 3)) if has_digit else 0,
-        "punct_run": _count(pairs, _MARK_START),
+        "upper": upper,
+        "digit_run": events.count(DIGIT_RUN) + events.count(SPACE_DIGIT),
+        "digit_triple": cls.count(_DIGIT_TRIPLE) if _DIGIT in cls else 0,
+        "punct_run": events.count(PUNCT_RUN),
         "newline": cls.count(NEWLINE) if has_newline else 0,
-        "camel": near.count(_CAMEL) * scale,
-        "space_digit": near.count(_SPACE_DIGIT) * scale if has_digit and has_space else 0,
-        "join_word": _count(near, _AFTER_JOIN) * scale,
-        "punct_newline": near.count(_MARK_NEWLINE) * scale if has_newline else 0,
-        "blank_line": sample.count(bytes([NEWLINE] * 2)) * scale if has_newline else 0,
-        "line_word": _count(near, _AFTER_NEWLINE) * scale if has_newline else 0,
+        "camel": near_events.count(CAMEL) * scale,
+        "space_digit": near_events.count(SPACE_DIGIT) * scale,
+        "join_word": join_word * scale,
+        "punct_newline": near_events.count(PUNCT_NEWLINE) * scale,
+        "blank_line": sample.count(_BLANK_LINE) * scale if has_newline else 0,
+        "line_word": line_word * scale,
         "indent": 0,
     }
-    if has_space and bytes([SPACE] * 2) in sample:
-        spaces = sample.translate(_SPACES)
-        f["indent"] = (spaces.count(b".aa") + spaces.startswith(b"aa")) * scale
+    if _TWO_SPACES in sample:
+        f["indent"] = near.translate(_INDENT).count(b"ba") * scale
     if foreign and n_letters:
         in_head = n_letters if n_chars <= _ACCENT_SAMPLE else _letters(cls[:_ACCENT_SAMPLE])
         if in_head:
@@ -288,16 +269,17 @@ def features(text: str) -> dict[str, float]:
                     f[key] = n * per
     if ascii_only:
         return f
-    _non_ascii(f, text, raw, original, cls, viet, near, scale)
+    _non_ascii(f, text, raw, original, cls, near_events, scale)
     return f
 
 
-def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls: bytes, viet: int,
-               near: bytes, scale: float) -> None:
+def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls: bytes,
+               near_events: bytes, scale: float) -> None:
     """The per-script counts, on the non-ASCII characters alone: a short string for code or
     prose with a few accents, one byte per character for CJK."""
     wide = raw.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION)
-    latin_ext = wide.count(b"L") - viet
+    latin_ext = wide.count(b"L")
+    viet = wide.count(b"V")
     han, cjk = wide.count(b"H"), wide.count(b"k")
     rest = wide.translate(None, b"LHk")  # the rarer scripts are counted on what is left: a short string
     if latin_ext:
@@ -307,16 +289,27 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         if n_chars > _ACCENT_SAMPLE:
             in_head = head.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION).count(b"L")
             factor = latin_ext / in_head if in_head else 0.0
-        # The non-ASCII characters of the head (before Vietnamese letters were reclassed): counted
-        # whole when they are mostly Latin, else searched for accents first (a Counter costs ~100
-        # ns a character, a regex ~10).
-        chars = head.translate(None, _ASCII).decode("utf-8", "surrogatepass")
-        if 2 * latin_ext < len(chars):
-            chars = "".join(_pattern("accents").findall(chars))
-        for c, n in Counter(chars).items():
-            if c in ACCENT_WEIGHTS:
-                f["accent_" + c] = n * factor
-                latin_ext -= n * factor
+        # The two-byte Latin characters of the head (U+0080-U+037F), without a search: every
+        # byte but their lead bytes and the continuation bytes is deleted, and the continuation
+        # bytes left without a lead (of the deleted three- and four-byte characters) are invalid
+        # UTF-8, which the decoder drops. One count per distinct accent.
+        # Counted as bytes, not characters (a set or a Counter of characters beyond U+00FF makes
+        # an object per character): the low byte of each UTF-16 unit whose high byte is 0, 1
+        # or 2, the others zeroed with one AND.
+        utf16 = head.translate(None, _NOT_LATIN_PAIR).decode("utf-8", "ignore").encode("utf-16-le")
+        low, high = utf16[0::2], utf16[1::2]
+        for h, accents in _ACCENT_LOW.items():
+            if h not in high:
+                continue
+            if high.count(h) == len(high):
+                picked = low
+            else:
+                mask = int.from_bytes(high.translate(_HIGH_MASKS[h]), "little")
+                picked = (int.from_bytes(low, "little") & mask).to_bytes(len(low), "little")
+            for x in accents.intersection(picked):
+                n = picked.count(x) * factor
+                f[_ACCENT_KEYS[h << 8 | x]] = n
+                latin_ext -= n
         f["latin_ext"] = max(0.0, latin_ext)
     if viet:
         f["viet"] = viet
@@ -333,7 +326,7 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
                 scripts = raw.translate(_SPACED_TABLE, _CONTINUATION)
             f[word] = scripts.count(b"." + klass) + scripts.startswith(klass)
     if "indic" in f:  # (on the original bytes: the Vietnamese rewrite merged some second bytes)
-        _brahmic(f, original)
+        brahmic(f, original)
     # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Persian and Uyghur ک گ ی ې) are
     # rarer in o200k's vocabulary: each costs more than a Russian or Arabic letter.
     if "cyrillic" in f:
@@ -345,7 +338,7 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         f["cjk_punct"] = original.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
         kana = f["kana"] = cjk - f["cjk_punct"]
     if han or cjk:
-        f["space_cjk"] = near.count(_SPACE_CJK) * scale
+        f["space_cjk"] = near_events.count(SPACE_CJK) * scale
     if han:
         japanese = min(1.0, 3 * kana / (kana + han))
         # Both searches run on the non-ASCII characters alone (all of them in Chinese prose, a
