@@ -13,6 +13,10 @@ TESTS = Path(__file__).parent
 if str(TESTS.parent) not in sys.path:  # `tests.fakes` and friends importable from any cwd
     sys.path.insert(0, str(TESTS.parent))
 
+# A developer's own global skill folders (~/.claude/skills…) must not change what the tests send
+# to a model; tests of the open tier turn it on for themselves (kernels inherit this).
+os.environ.setdefault("ORKAS_OPEN_TIER_SKILLS", "0")
+
 
 def normalise(messages: Sequence[Any]) -> list[dict[str, Any]]:
     """Messages without what legitimately differs between two runs (ids, clocks, durations)."""

@@ -23,6 +23,7 @@ from ..harness.tool_protocol import Tool, ToolRegistry
 from ..providers.base import LLMProvider
 from .assembly import assemble_tools, workspace_knowledge
 from .models import ProviderPool, ResolvedModel, default_pool
+from .skills_wiring import SkillsChoice, agent_skills
 
 if TYPE_CHECKING:
     from ..providers.catalog import Catalog
@@ -48,6 +49,7 @@ class _Parts:
     knowledge: Any
     kb_embedder: str | None
     provider_options: dict[str, Any]
+    open_tier_skills: bool | None = None
 
 
 class Agent:
@@ -73,6 +75,8 @@ class Agent:
         knowledge: Any = None,
         kb_embedder: str | None = None,
         pool: ProviderPool | None = None,
+        skills: SkillsChoice = True,
+        open_tier_skills: bool | None = None,
         **provider_options: Any,
     ) -> None:
         self.workspace = Path(workspace).expanduser().resolve()
@@ -86,16 +90,22 @@ class Agent:
         provider = self.provider = self.resolved.provider
         self.model = self.resolved.model
         self.session = self._open_session(session)
+        # True: every skill (this agent plays the commander's role); names: those (a member).
+        self.skills = agent_skills(self.workspace, skills, open_tier=open_tier_skills)
         self.tools = ToolRegistry(assemble_tools(
             self.workspace, services=services, allowed_paths=allowed_paths, approver=approver,
-            settings=tool_settings, extra=tools, workspace_tools=default_tools))
+            settings=tool_settings, extra=tools, workspace_tools=default_tools,
+            readonly_paths=self.skills.readonly_paths))
+        if self.skills.tool is not None and self.skills.tool.name not in self.tools:
+            self.tools.add(self.skills.tool)
         template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
-        self.system_prompt = template.replace("{workspace}", str(self.workspace))
+        self.system_prompt = self.skills.prompt(template.replace("{workspace}", str(self.workspace)))
         self._prompt = self._wire_memory(memory, knowledge, approver, kb_embedder)
         self.name = name
         self._abort: AbortSignal | None = None
         self._parts = _Parts(tuple(tools), default_tools, services, tuple(allowed_paths), approver,
-                             tool_settings, memory, knowledge, kb_embedder, dict(provider_options))
+                             tool_settings, memory, knowledge, kb_embedder, dict(provider_options),
+                             open_tier_skills)
         self.runner = Runner(
             provider,
             self.model,
@@ -107,6 +117,7 @@ class Agent:
             config=config,
             services=services,
         )
+        self.runner.notices = self.skills.notices()
 
     def _wire_memory(self, memory: Any, knowledge: Any, approver: Any = None,
                      kb_embedder: str | None = None) -> Any:

@@ -28,8 +28,12 @@ def assemble_tools(
     settings: ToolSettings | dict[str, Any] | None = None,
     extra: Sequence[Tool | Callable[..., Any]] = (),
     workspace_tools: bool = True,
+    readonly_paths: Iterable[str | Path] = (),
 ) -> list[Tool]:
     """The workspace tools (unless ``workspace_tools`` is False), then ``extra``.
+
+    ``readonly_paths`` are folders the tools read and bash sees, never writes (the folders of
+    the skills the agent may use: :mod:`.skills_wiring`).
 
     An extra tool object replaces an earlier tool of its name; a plain function is made a tool
     on the way in, and a name taken twice that way is an error (``ValueError``).
@@ -41,7 +45,7 @@ def assemble_tools(
         from ..tools import default_tools
 
         for t in default_tools(workspace, services=services, allowed_paths=allowed_paths,
-                               approver=approver, settings=settings):
+                               approver=approver, settings=settings, readonly_paths=readonly_paths):
             registry.add(t)
     for t in extra:
         if getattr(t, "name", None) in registry and hasattr(t, "execute"):

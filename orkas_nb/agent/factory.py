@@ -50,7 +50,8 @@ class MemberFactory:
             system_prompt=spec.system_prompt, name=spec.name, config=config,
             services=parts.services, allowed_paths=parts.allowed_paths, approver=parts.approver,
             tool_settings=parts.tool_settings, memory=parts.memory, knowledge=parts.knowledge,
-            kb_embedder=parts.kb_embedder, **options,
+            kb_embedder=parts.kb_embedder, skills=tuple(spec.skills),
+            open_tier_skills=parts.open_tier_skills, **options,
         )
         if spec.tools is not None:
             unknown = sorted(set(spec.tools) - set(member.tools.names()))

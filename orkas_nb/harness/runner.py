@@ -104,6 +104,9 @@ class Runner:
         self._taint_seeded = False
         self._steers = SteerQueue()
         self._running = False
+        # (code, message) warnings the host shows the user at the start of every turn: a
+        # condition of the agent's setup, such as skills cut from its catalog.
+        self.notices: list[tuple[str, str]] = []
 
     # What requests are built from lives in the request builder; settable here too.
     provider = _through_requests("provider")
@@ -255,6 +258,8 @@ class Runner:
             self._seed_taint()
         self.session.append(message)  # once, before any provider call (SPEC §6)
         turn.turn_id = message.id
+        for code, text in self.notices:
+            emit(Warning, code=code, message=text)
         if self.context is not None:  # earlier turns plus this prompt may already be past it
             async for _ in forward(self.context.after_tool_batch(turn), turn, emit):
                 yield None

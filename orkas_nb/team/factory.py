@@ -28,7 +28,8 @@ class MemberSpec(BaseModel):
     ``model`` None runs the parent's model; ``tools`` None gives the member every tool the
     parent's assembly gives an agent, a list only those names (an unknown name is an error);
     ``session`` None keeps the member's conversation in memory, a name in the workspace's
-    session folder.
+    session folder. ``skills`` are the names of the skills it may use (its definition's); an
+    open-tier skill is never given to a member, even when listed.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -39,6 +40,7 @@ class MemberSpec(BaseModel):
     tools: tuple[str, ...] | None = None
     max_steps: int | None = Field(default=None, ge=1)
     session: str | None = None
+    skills: tuple[str, ...] = ()
 
 
 @runtime_checkable

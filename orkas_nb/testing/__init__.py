@@ -64,7 +64,7 @@ class Reply:
     fail_after_chunks: BaseException | None = None  # raise mid-stream, after some text
 
 
-def call(name: str, _id: str | None = None, _raw: str | None = None, **arguments: Any) -> ToolCallBlock:
+def call(name: str, /, _id: str | None = None, _raw: str | None = None, **arguments: Any) -> ToolCallBlock:
     """A scripted tool call. ``_raw`` gives unparseable argument text instead of ``arguments``."""
     return ToolCallBlock(
         id=_id if _id is not None else new_id("call"),

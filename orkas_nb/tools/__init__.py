@@ -28,12 +28,14 @@ def default_tools(
     allowed_paths: Iterable[str | Path] = (),
     approver: ApproverLike | None = None,
     settings: ToolSettings | dict[str, Any] | None = None,
+    readonly_paths: Iterable[str | Path] = (),
 ) -> list[Any]:
     """The tools every agent gets in a workspace.
 
     ``allowed_paths`` adds folders beyond the workspace (credential, system and state folders are
     refused); ``approver`` answers risky actions (without one they are denied; a host may also
-    put it in ``services["approver"]``); ``settings`` tunes caps, isolation and network.
+    put it in ``services["approver"]``); ``settings`` tunes caps, isolation and network;
+    ``readonly_paths`` are added to ``settings.extra_readonly_paths`` (read, never written).
     """
     from .bash import make_bash_tools
     from .files import make_file_tools
@@ -58,6 +60,9 @@ def default_tools(
     extra = [str(p) for p in allowed_paths]
     if extra:
         conf = conf.model_copy(update={"allowed_paths": [*conf.allowed_paths, *extra]})
+    readonly = [str(p) for p in readonly_paths if str(p) not in conf.extra_readonly_paths]
+    if readonly:
+        conf = conf.model_copy(update={"extra_readonly_paths": [*conf.extra_readonly_paths, *readonly]})
     box = Toolbox.create(workspace, conf, approver=approver, services=services)
     return [*make_file_tools(box), *make_search_tools(box), *make_bash_tools(box),
             *make_web_tools(box)]

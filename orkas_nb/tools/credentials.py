@@ -50,6 +50,14 @@ ENV_CREDENTIALS: Mapping[str, tuple[str, ...]] = {
 }
 # Folder names refused wherever they appear (a copy of ~/.ssh inside an allowed folder).
 CREDENTIAL_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".password-store", ".kube", STATE_DIR})
+# orkas_nb's own state folders (a workspace's .orkas, the user's config folder) keep the user's
+# skills in this sub-folder: the one part of them the tools may read (never write), and only
+# through a read-only root the host grants (a skill an agent may use), so its files and
+# scripts are reachable.
+SKILLS_DIR = "skills"
+# The names of orkas_nb's config folder among the credential stores (~/.config/orkas_nb,
+# $XDG_CONFIG_HOME/orkas_nb, ~/.orkas_nb).
+ORKAS_CONFIG_NAMES = ("orkas_nb", ".orkas_nb")
 
 
 # Resolving every location costs ~1 ms (a few hundred lstat calls), and a path policy is built
@@ -132,5 +140,5 @@ def _pattern() -> re.Pattern[str]:
 # What the risk grader looks for in the words of a command (paths it cannot resolve yet).
 SENSITIVE = _pattern()
 
-__all__ = ["CREDENTIAL_NAMES", "ENV_CREDENTIALS", "HOME_CREDENTIALS", "SENSITIVE", "STATE_DIR",
-           "credential_paths", "inside"]
+__all__ = ["CREDENTIAL_NAMES", "ENV_CREDENTIALS", "HOME_CREDENTIALS", "ORKAS_CONFIG_NAMES",
+           "SENSITIVE", "SKILLS_DIR", "STATE_DIR", "credential_paths", "inside"]

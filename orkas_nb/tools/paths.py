@@ -1,7 +1,10 @@
 """The path policy: which files the agent's tools may touch.
 
-Allowed: the workspace (the notebook's folder) and folders the user explicitly allows. Never:
-credential folders, system folders, the workspace's own ``.orkas`` state. Secret files
+Allowed: the workspace (the notebook's folder) and folders the user explicitly allows; read only:
+the read-only folders the host grants (``ToolSettings.extra_readonly_paths``: the folders of the
+skills an agent may use). Never: credential folders, system folders, orkas_nb's own state (the
+workspace's ``.orkas``, the user's config folder) — save, read-only, the ``skills/`` folder in
+them, when a read-only root there is granted. Secret files
 (``.env`` and friends) only after the user's consent, which the tools ask through the approver.
 
 Every path is resolved first (``~``, ``..``, symlinks, absolute paths), then checked; names are
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import ConfigError, ToolError
-from .credentials import CREDENTIAL_NAMES, STATE_DIR, credential_paths
+from .credentials import CREDENTIAL_NAMES, ORKAS_CONFIG_NAMES, SKILLS_DIR, STATE_DIR, credential_paths
 
 SYSTEM_DIRS = (
     "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/proc",
@@ -68,6 +71,15 @@ def is_secret_name(name: str) -> bool:
     return n.endswith(SECRET_SUFFIXES)
 
 
+def _in_config_skills(folded_path: str, folded_store: str) -> bool:
+    """Whether a folded path is in the ``skills/`` folder of orkas_nb's config folder (a
+    credential store otherwise: it holds provider settings)."""
+    if folded_store.rsplit("/", 1)[-1] not in ORKAS_CONFIG_NAMES:
+        return False
+    skills = folded_store + "/" + SKILLS_DIR
+    return folded_path == skills or folded_path.startswith(skills + "/")
+
+
 def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
@@ -84,6 +96,7 @@ class Resolved:
     path: Path
     root: Path
     secret: bool
+    read_only: bool = False
 
     @property
     def display(self) -> str:
@@ -101,7 +114,8 @@ class PathPolicy:
     """Resolves and checks paths for the workspace tools (and the sandbox's mounts)."""
 
     def __init__(
-        self, workspace: str | Path, allowed: Iterable[str | Path] = (), home: Path | None = None
+        self, workspace: str | Path, allowed: Iterable[str | Path] = (), home: Path | None = None,
+        readonly: Iterable[str | Path] = (),
     ) -> None:
         self.home = (home or Path(os.path.expanduser("~"))).resolve()
         self.workspace = Path(workspace).expanduser().resolve()
@@ -115,6 +129,11 @@ class PathPolicy:
             if p not in roots:
                 roots.append(p)
         self.roots = tuple(roots)
+        # Read-only roots the file tools read, checked first; one the writable roots already
+        # reach plainly is left to them (it stays writable there, as bash sees it).
+        self.readonly_roots = tuple(
+            p for p in self.check_readonly_extras(readonly)
+            if not any(_inside(p, r) and self._forbidden(p.relative_to(r)) is None for r in roots))
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -148,7 +167,7 @@ class PathPolicy:
                     f"{str(p)!r} cannot be made visible to commands: the sandbox gives them their "
                     "own /tmp, /var, /run, /proc, /dev and /sys; allow a folder inside instead"
                 )
-            reason = self._forbidden(p)
+            reason = self._forbidden(p, skills=True)
             if reason and "system folder" not in reason:  # system folders are read-only anyway
                 raise ConfigError(f"{str(p)!r} cannot be made visible to commands: {reason}")
             out.append(p)
@@ -162,13 +181,27 @@ class PathPolicy:
                 return d
         return None
 
-    def _forbidden(self, path: Path) -> str | None:
-        """Why a resolved path can never be touched, or None."""
-        d = self.credential_of(path)
-        if d is not None:
-            return f"it is in a credential store ({d}), which tools never touch"
-        for part in path.parts:
+    def _credential_reason(self, path: Path, skills: bool) -> str | None:
+        p = fold(str(path))
+        for d, folded in self._folded_credentials:
+            if p == folded or p.startswith(folded + "/"):
+                if skills and _in_config_skills(p, folded):
+                    continue
+                return f"it is in a credential store ({d}), which tools never touch"
+        return None
+
+    def _forbidden(self, path: Path, *, skills: bool = False) -> str | None:
+        """Why a resolved path can never be touched, or None. ``skills``: the ``skills/``
+        folder of orkas_nb's own state folders is let through (read-only roots only)."""
+        reason = self._credential_reason(path, skills)
+        if reason:
+            return reason
+        parts = path.parts
+        for i, part in enumerate(parts):
             if fold(part) in CREDENTIAL_NAMES:
+                if skills and fold(part) == STATE_DIR and i + 1 < len(parts) and (
+                        fold(parts[i + 1]) == SKILLS_DIR):
+                    continue
                 if fold(part) == STATE_DIR:
                     return "it is in an agent state folder (.orkas), which tools never touch"
                 return f"it is in a credential folder ({part}), which tools never touch"
@@ -195,8 +228,23 @@ class PathPolicy:
         except OSError as exc:
             raise PathRefused(f"{raw[:200]!r} cannot be resolved: {exc.strerror}") from None
 
-    def root_of(self, path: Path) -> Path | None:
+    def writable_root_of(self, path: Path) -> Path | None:
+        """The workspace or allowed folder ``path`` is in (read-only roots not counted)."""
         for root in self.roots:
+            if _inside(path, root):
+                return root
+        return None
+
+    def readonly_root_of(self, path: Path) -> Path | None:
+        for root in self.readonly_roots:
+            if _inside(path, root):
+                return root
+        return None
+
+    def root_of(self, path: Path) -> Path | None:
+        """The root ``path`` is in for reading: a read-only root first (one inside a writable
+        root is there only where that root is refused), then the writable roots."""
+        for root in (*self.readonly_roots, *self.roots):
             if _inside(path, root):
                 return root
         return None
@@ -211,20 +259,18 @@ class PathPolicy:
                 f"{raw!r} resolves to {path}, which is outside the workspace; tools can only use "
                 f"files under {where} (the user can allow more folders)"
             )
+        read_only = root in self.readonly_roots
         reason = self._forbidden(path.relative_to(root)) if path != root else None
-        reason = reason or self._forbidden_anywhere(path)
+        reason = reason or self._credential_reason(path, skills=read_only)
         if reason:
             raise PathRefused(f"{raw!r} is refused: {reason}")
+        if write and read_only:
+            raise PathRefused(f"{raw!r} is in {root}, a read-only folder (a skill's, or one the "
+                              "user made visible); tools read it but never write it")
         if write:
             self._check_writable(raw, path, root)
         return Resolved(path=path, root=root, secret=is_secret_name(path.name),
-                        workspace_root=self.workspace)
-
-    def _forbidden_anywhere(self, path: Path) -> str | None:
-        d = self.credential_of(path)
-        if d is not None:
-            return f"it is in a credential store ({d}), which tools never touch"
-        return None
+                        read_only=read_only, workspace_root=self.workspace)
 
     def _check_writable(self, raw: str, path: Path, root: Path) -> None:
         rel = path.relative_to(root)

@@ -95,6 +95,8 @@ def grade(command: str, ctx: Context) -> Grade:
 
 def _sensitive(text: str, g: Grade, ctx: Context) -> None:
     m = SENSITIVE.search(text)
+    if m and ctx.isolated and _granted_skill_file(text, ctx):
+        m = None  # a skill's own file, bound read-only for it (tools.paths: read-only roots)
     where = m.group(0).strip(" '\"=:") if m else _credential_target(text, ctx)
     if where:
         if ctx.isolated:
@@ -110,6 +112,21 @@ def _sensitive(text: str, g: Grade, ctx: Context) -> None:
         if part and is_secret_name(part):
             g.add("sensitive_path", f"it names a secret file ({part})")
             return
+
+
+def _granted_skill_file(text: str, ctx: Context) -> bool:
+    """Whether the word is a path, in a read-only root the host granted (a skill folder in the
+    workspace's .orkas), that the file tools would read: the sandbox shows it as it is."""
+    if not ctx.policy.readonly_roots or "\n" in text or "\x00" in text or len(text) > 4096:
+        return False
+    p = _resolve(text, ctx)
+    if p is None or ctx.policy.readonly_root_of(p) is None:
+        return False
+    try:
+        ctx.policy.check(str(p))
+    except Exception:  # noqa: BLE001 - refused for any reason: the word stays sensitive
+        return False
+    return True
 
 
 def _credential_target(text: str, ctx: Context) -> str | None:
@@ -307,7 +324,7 @@ def _outside(word: str, ctx: Context, g: Grade, what: str) -> None:
         candidates = found or [word.split("*")[0].split("?")[0].split("[")[0] or "."]
     for c in candidates:
         p = _resolve(c, ctx)
-        if p is None or ctx.policy.root_of(p) is None:
+        if p is None or ctx.policy.writable_root_of(p) is None:
             g.add("outside_workspace", f"{what} reaches {p or c}, outside the workspace")
             return
         if any(fold(part) == ".orkas" for part in p.parts):
@@ -328,7 +345,7 @@ def _degraded(cmd: Command, prog: str, ctx: Context, g: Grade) -> None:
     name = cmd.name.value or ""
     if "/" in name:
         p = _resolve(name, ctx)
-        if p is not None and ctx.policy.root_of(p) is not None:
+        if p is not None and ctx.policy.writable_root_of(p) is not None:
             g.add("unconfined_code", f"it runs a program from the workspace ({name}), which cannot "
                   "be confined without isolation")
             return

@@ -261,16 +261,21 @@ def bwrap_argv(
     # The user's settings may move a tool home (env={"CARGO_HOME": ...}): its credentials too.
     creds = tuple(dict.fromkeys(policy.credential_dirs + credential_paths(None, toolchain_env)))
     tools = toolchain_dirs(toolchain_env, home, policy.roots, creds, SYSTEM_RO)
-    for extra in [*tools, *extras]:
+    state = policy.workspace / STATE_DIR
+    # A skill folder in the workspace's .orkas goes over the state's tmpfs, read-only.
+    in_state = [e for e in extras if inside(e, state)]
+    for extra in [*tools, *(e for e in extras if e not in in_state)]:
         if not any(inside(extra, s) for s in SYSTEM_RO):
             argv += ["--ro-bind-try", str(extra), str(extra)]
             sources.append(extra)
     for root in policy.roots:
         argv += ["--bind", str(root), str(root)]
         sources.append(root)
-    state = policy.workspace / STATE_DIR
     state.mkdir(exist_ok=True)
     argv += ["--tmpfs", str(state)]
+    for extra in in_state:
+        argv += ["--ro-bind-try", str(extra), str(extra)]
+        sources.append(extra)
     named: list[Path] = []
     for root in policy.roots:
         for rel in (*PROTECTED_NAMES, *PROTECTED_GIT):

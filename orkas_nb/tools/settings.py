@@ -32,6 +32,7 @@ class ToolSettings(BaseModel):
     job_log_max_bytes: int = 50 * 1024 * 1024
     env_allow: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
+    # Folders commands see and the file tools read, never write (the skills an agent may use).
     extra_readonly_paths: list[str] = Field(default_factory=list)
     read_max_bytes: int = 32 * 1024 * 1024
     read_default_chars: int = 20_000
@@ -83,8 +84,8 @@ class Toolbox:
         services: dict[str, Any] | None = None,
     ) -> Toolbox:
         settings = settings or ToolSettings()
-        policy = PathPolicy(workspace, settings.allowed_paths)
-        policy.check_readonly_extras(settings.extra_readonly_paths)
+        policy = PathPolicy(workspace, settings.allowed_paths,
+                            readonly=settings.extra_readonly_paths)
         return cls(
             workspace=policy.workspace, settings=settings, policy=policy,
             gate=ApprovalGate(approver), services=dict(services or {}),

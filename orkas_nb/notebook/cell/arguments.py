@@ -10,7 +10,8 @@ from IPython.core.error import UsageError
 
 CELL_USAGE = "%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background]"
 LINE_USAGE = ("%agent sessions | show [SESSION] | new | clear | use SESSION | config | "
-              "allow PATH | steer TEXT | stop [SESSION] | kb … | memory … | help")
+              "allow PATH | steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | "
+              "skills | help")
 
 
 @dataclass

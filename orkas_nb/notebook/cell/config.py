@@ -25,6 +25,8 @@ ENV_VARS: dict[str, tuple[str, str]] = {
     "ORKAS_TRANSCRIPT": ("transcript", "1/0: keep the static transcript in the cell"),
     "ORKAS_TOP_LEVEL_AWAIT": ("top_level_await", "1/0: run %%agent cells as awaited cells"),
     "ORKAS_KB_EMBEDDER": ("kb_embedder", "auto | none | local | ENDPOINT/MODEL: the knowledge base's embedder"),
+    "ORKAS_SKILLS": ("skills", "1/0: offer the discovered skills (catalog and skill tool)"),
+    "ORKAS_OPEN_TIER_SKILLS": ("open_tier_skills", "1/0: read other agent tools' global skill folders"),
 }
 
 
@@ -83,6 +85,22 @@ class Agent(Configurable):
                           "installed), 'none' (full text only), 'local', or an embeddings server "
                           "as ENDPOINT/MODEL ('ollama/nomic-embed-text', "
                           "'openai/text-embedding-3-small'). Env: ORKAS_KB_EMBEDDER.").tag(config=True)
+
+    skills = Bool(help="Offer the skills found in .orkas/skills, .agents/skills, the user folder, "
+                  "installed packages and (see open_tier_skills) other tools' global folders: "
+                  "their catalog in the system prompt and the skill tool. Env: "
+                  "ORKAS_SKILLS.").tag(config=True)
+    open_tier_skills = Bool(help="Also read other agent tools' global skill folders "
+                            "(~/.claude/skills, ~/.agents/skills, ...): for the %%agent agent "
+                            "only, never a named agent. Env: ORKAS_OPEN_TIER_SKILLS.").tag(config=True)
+
+    @default("skills")
+    def _skills_default(self) -> bool:
+        return _env_bool("ORKAS_SKILLS", True)
+
+    @default("open_tier_skills")
+    def _open_tier_default(self) -> bool:
+        return _env_bool("ORKAS_OPEN_TIER_SKILLS", True)
 
     @default("model")
     def _model_default(self) -> str:
@@ -143,7 +161,8 @@ def env_table() -> str:
         shown = "" if dflt in (None, "", []) or env else repr(dflt)
         if env:
             shown = {"approval": "`ask`", "renderer": "`auto`", "transcript": "`1`",
-                     "top_level_await": "`1`"}.get(name, "")
+                     "top_level_await": "`1`", "skills": "`1`",
+                     "open_tier_skills": "`1`"}.get(name, "")
         elif shown:
             shown = f"`{shown}`"
         help_text = (trait.help or "").split(" Env:")[0]

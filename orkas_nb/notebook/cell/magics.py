@@ -101,7 +101,7 @@ class AgentMagics(Magics):
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
         """%agent sessions | show [SESSION] | new | clear | use SESSION | config | allow PATH |
-        steer TEXT | stop [SESSION] | kb … | memory … | help"""
+        steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | skills | help"""
         words = split(line, LINE_USAGE)
         if not words:
             raise UsageError(f"a subcommand is needed; usage: {LINE_USAGE}")
@@ -222,6 +222,16 @@ class AgentMagics(Magics):
         from .memory_magics import memory_command
 
         memory_command(Path(self.state.workspace), args, rest)
+
+    def _cmd_agents(self, args: list[str], rest: str) -> None:
+        from .team_magics import agents_command
+
+        agents_command(self.state, args)
+
+    def _cmd_skills(self, args: list[str], rest: str) -> None:
+        from .team_magics import skills_command
+
+        skills_command(self.state, args)
 
     def _cmd_steer(self, args: list[str], rest: str) -> None:
         if not rest:

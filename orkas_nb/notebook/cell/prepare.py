@@ -89,7 +89,7 @@ def _namespace_tools(user_ns: dict[str, Any]) -> list[Any]:
 
 
 def _tools(state: NotebookState, opts: CellOptions, session: str,
-           services: dict[str, Any]) -> list[Any]:
+           services: dict[str, Any], readonly: tuple[str, ...] = ()) -> list[Any]:
     """Workspace tools (with the allowed folders), registered extras (kernel tools), then the
     notebook's own @tool functions; a later tool replaces an earlier one of the same name.
 
@@ -103,14 +103,16 @@ def _tools(state: NotebookState, opts: CellOptions, session: str,
     if opts.no_tools:
         return []
     config, shell = state.config, state.shell
-    key = (session, str(state.workspace), tuple(state.all_allowed_paths()), config.workspace_tools)
+    key = (session, str(state.workspace), tuple(state.all_allowed_paths()), config.workspace_tools,
+           readonly)
     found = state.tools.get(key)
     if found is None:
         from ...agent.assembly import assemble_tools
 
         found = state.tools[key] = assemble_tools(
             state.workspace, services=services, allowed_paths=state.all_allowed_paths(),
-            extra=plugins.extra_tools(shell, services), workspace_tools=config.workspace_tools)
+            extra=plugins.extra_tools(shell, services), workspace_tools=config.workspace_tools,
+            readonly_paths=readonly)
     if config.namespace_tools:
         found = found + _namespace_tools(shell.user_ns)
     return list({t.name: t for t in found}.values())
@@ -155,8 +157,14 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
     approver = NotebookApprover(config.approval, config.allow, shell=shell, background=background)
     services: dict[str, Any] = {"approver": approver, "allowed_paths": state.all_allowed_paths(),
                                 "shell": shell}
+    skills = config.skills and not opts.no_tools
     try:
-        tools = _tools(state, opts, name, services)
+        from ...agent.skills_wiring import agent_skills
+
+        # The skills' folders are the tools' read-only folders (kept with the tools per set).
+        readonly = tuple(map(str, agent_skills(state.workspace, skills,
+                                               open_tier=config.open_tier_skills).readonly_paths))
+        tools = _tools(state, opts, name, services, readonly)
         session = state.open_session(name)
         agent = Agent(
             model, pool=state.pool, workspace=state.workspace, session=session, tools=tools,
@@ -165,7 +173,7 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
             services=services,
             # The workspace's switches decide memory and the knowledge base; --no-tools: neither.
             memory=False if opts.no_tools else None, knowledge=False if opts.no_tools else None,
-            kb_embedder=config.kb_embedder,
+            kb_embedder=config.kb_embedder, skills=skills, open_tier_skills=config.open_tier_skills,
         )
     except OrkasError as exc:
         raise NotebookError(str(exc)) from None
