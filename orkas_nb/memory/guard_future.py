@@ -29,6 +29,7 @@ import re
 from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
+from .guard_orders import kept_confirmation
 from .guard_scope import without_protective
 
 
@@ -146,7 +147,7 @@ def future_findings(flat: str) -> list[Finding]:
         out.append(Finding("exfiltration", "it asks to put text into a URL that leaves the machine "
                                            "(a link or image with a placeholder to fill)"))
     act = without_protective(flat)
-    if _DISCARD.search(act) and (_WAIVE.search(act) or (_TRIGGER.search(act) and _ORDER.search(act))):
+    if _DISCARD.search(act) and not kept_confirmation(act) and (_WAIVE.search(act) or (_TRIGGER.search(act) and _ORDER.search(act))):
         out.append(Finding("destructive", "it schedules a command that discards data (force push, "
                                           "dropped tables, expired history)"))
     if _WEAK_SECURITY.search(act) and (_TRIGGER.search(act) or _WAIVE.search(act) or _EVERY.search(act)):
