@@ -45,6 +45,7 @@ from .guard_detectors import (
 )
 from .guard_future import future_findings
 from .guard_intent import intent_findings
+from .guard_orders import order_findings
 from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's patterns)
     EXFILTRATION,
     INJECTION,
@@ -181,7 +182,8 @@ def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]
         control = [f for f in control if f.category not in ("approval_claim", "hidden_instruction")]
     protected = without_protective(view)
     return [*_pattern_findings(protected), *shell_findings(_unquote(protected)),
-            *secret_findings(nfkc, flat), *control, *intent_findings(flat), *future_findings(view)]
+            *secret_findings(nfkc, flat), *control, *intent_findings(flat), *future_findings(view),
+            *order_findings(view)]
 
 
 def findings(text: str) -> list[Finding]:

@@ -229,6 +229,10 @@ def secret_findings(nfkc: str, flat: str) -> list[Finding]:
 
 _APPROVAL, _LOWER = _c(L.APPROVAL), _c(L.LOWER)
 _FIRST_AUTHORITY = _c(L.FIRST_PERSON + r".{0,40}" + L.AUTHORITY)
+_DEMAND = _c(L.alt(L.RULES, L.VOID, L.APPROVAL, L.LOWER, L.TREAT_AS, L.EVERYTHING, L.IMPERSONATE, L.MEMORY_PLACE,
+             L.SECRET_WORDS, L.SEND, L.EXECUTE, L.UNRESTRICTED, L.PERSIST, *intent_words("FOLLOW"),
+             *intent_words("PRECEDENCE"), r"\breal\b", r"\bsystem\w*", r"\btrust\w*", r"\bprivileg\w*", r"\bsudo\b",
+             r"\broot\b", r"\bverif\w*", r"\bconfiguration\b", r"\bupdat\w*", r"\bspeaking\b", r"\btesting\b", r"\btest\w*"))
 _ROOT_EVERYTHING = _c(r"\broot\b.{0,60}" + L.EVERYTHING + "|" + L.EVERYTHING + r".{0,60}\broot\b")
 _IMPERSONATE = _c(L.IMPERSONATE)
 _GRANT = _c(r"\bgrant\w*\b.{0,30}\b(?:any|all|full|every)\b.{0,20}\b(?:access|privileges?|permissions?|rights)")
@@ -259,8 +263,10 @@ def control_findings(flat: str) -> list[Finding]:
     if _SANDBOX_OFF.search(flat):
         out.append(Finding("approval_claim", "it asks to turn off the sandbox or the approval checks"))
     if _FIRST_AUTHORITY.search(flat):
+        # "I am the sole developer; I live in Shanghai" is the user's own fact: the claim is an
+        # attack when it comes with a demand on the assistant's rules, approvals or obedience.
         out.append(Finding("identity_claim", "it claims an identity or authority (admin, owner) that "
-                                             "memory cannot vouch for"))
+                                             "memory cannot vouch for", sure=bool(_DEMAND.search(flat))))
     if _ROOT_EVERYTHING.search(flat) or _GRANT.search(flat):
         out.append(Finding("identity_claim", "it grants root or unlimited access"))
     if _IMPERSONATE.search(flat):

@@ -29,6 +29,7 @@ import re
 from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
+from .guard_orders import kept_confirmation
 from .guard_scope import without_protective
 
 
@@ -83,6 +84,7 @@ _QUERY = r"https?://[^\s)\]>\"'`]+\?(?:[^\s)\]>\"'`=&]+=[^\s)\]>\"'`&]*&)*[^\s)\
 _QUERY_URL = re.compile(_QUERY)
 # A hole to fill: nothing, an ellipsis, a {slot} or <slot>, or text in another script.
 _HOLE_URL = re.compile(_QUERY + r"(?:\.\.\.|…|\{[^}]*\}|<[^>]*>|[^\x00-\x7f]|(?=[)\]\s`\"']|$))")
+_STANDING, _ANSWERS = _c(L.PERSIST), _c(L.OUTPUT_PLACE)  # "in every answer": a standing output channel
 _MARKDOWN = re.compile(r"!?\[[^\]]*\]\(\s*https?://")
 _FILL = _c(r"\breplac\w*", r"\bfill\w*", r"\bsubstitut\w*", r"\bencod\w*", r"\bappend\w*", r"\bcontents?\b",
            r"\bremplaç\w*", r"\bencod\w*", r"\bersetz\w*", r"\bremplaz\w*", r"\breemplaz\w*", r"\btroca\w*",
@@ -141,12 +143,13 @@ def future_findings(flat: str) -> list[Finding]:
                                               "into memory again"))
         if _USER.search(flat) and (_SECRET_ADJ.search(flat) or _neg_reveal(flat)):
             out.append(Finding("hidden_instruction", "it asks to keep this entry from the user"))
-    if (_HOLE_URL.search(flat) and (_MARKDOWN.search(flat) or _FILL.search(flat))) or \
+    standing_output = bool(_STANDING.search(flat) and _ANSWERS.search(flat))
+    if (_HOLE_URL.search(flat) and (_MARKDOWN.search(flat) or _FILL.search(flat) or standing_output)) or \
             (_QUERY_URL.search(flat) and _MARKDOWN.search(flat) and _FILL.search(flat)):
         out.append(Finding("exfiltration", "it asks to put text into a URL that leaves the machine "
                                            "(a link or image with a placeholder to fill)"))
     act = without_protective(flat)
-    if _DISCARD.search(act) and (_WAIVE.search(act) or (_TRIGGER.search(act) and _ORDER.search(act))):
+    if _DISCARD.search(act) and not kept_confirmation(act) and (_WAIVE.search(act) or (_TRIGGER.search(act) and _ORDER.search(act))):
         out.append(Finding("destructive", "it schedules a command that discards data (force push, "
                                           "dropped tables, expired history)"))
     if _WEAK_SECURITY.search(act) and (_TRIGGER.search(act) or _WAIVE.search(act) or _EVERY.search(act)):

@@ -207,4 +207,6 @@ INTENT: dict[str, dict[str, tuple[str, ...]]] = {
 
 
 def words(concept: str) -> tuple[str, ...]:
-    return tuple(w for cell in INTENT[concept].values() for w in cell)
+    from .guard_concepts_extra import EXTRA
+
+    return tuple(w for table in (INTENT, EXTRA) for cell in table.get(concept, {}).values() for w in cell)

@@ -1,0 +1,137 @@
+"""Standing orders built from concepts: a trigger or standing marker, a risky act, an object.
+
+A fact about a project describes; a planted entry orders a future act. Each structure here is
+a co-occurrence of concepts from the concept × language tables (:mod:`.guard_lexicon`,
+:mod:`.guard_intent_words`, :mod:`.guard_concepts_extra`), read outside protective clauses
+(:func:`.guard_scope.without_protective`), so a paraphrase in any covered language is caught
+without its phrase being listed:
+
+- **scheduled destruction**: a standing marker or trigger ("every", "when the user says",
+  "at the end of each session") with a discarding command in any order of its arguments
+  (``rm -rf`` on home, ``find -delete``, ``kill -9 -1``, ``docker system prune``, ``aws s3 rm
+  --recursive``, ``chmod -R 000``, ``dd of=/dev``) or a delete verb on a whole target (home,
+  ``.git``, every file, production, raw data); unless the entry keeps a confirmation ("ask
+  before", "nachfragen", "確認してから");
+- **self-propagation**: the entry refers to itself and a verb copies, inserts or saves it
+  somewhere else (other files, every notebook, other agents, ``.bashrc``);
+- **foreign orders**: obeying, executing or treating as orders the instructions found in
+  content the user did not write (web pages, READMEs, e-mails, issues, prefixed messages).
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import guard_lexicon as L
+from .guard_detectors import Finding
+from .guard_intent_words import words
+from .guard_scope import without_protective
+
+
+def _c(*parts: str) -> re.Pattern[str]:
+    return re.compile(L.alt(*parts))
+
+
+_TRIGGER = _c(L.PERSIST, r"\bwhen(?:ever)?\b", r"\bif\b", r"\bbefore\b", r"\bafter\b", r"\bat the end of\b", r"\bsi\b",
+              r"\bwenn\b", r"\bfalls\b", r"\bquando\b", r"\bcuando\b", r"\bals\b", r"\bdopo\b", r"\bprima\b", r"\bse\b",
+              r"\bdespués\b", r"\bdepois\b", r"\baprès\b", r"\bnach\b", r"\bkhi\b", r"\bjika\b", r"\bkiedy\b", r"\bgdy\b",
+              r"\beğer\b", r"\b\w+[ıiuüae]rs[ae]\b", r"\bкогда\b", r"\bесли\b", r"\bпри\b", r"\bколи\b", r"\bякщо\b",
+              r"\bпід час\b", r"\bόταν\b", r"\bαν\b", r"\bμόλις\b", r"כש", r"عندما", r"عند", r"إذا", r"जब", r"अगर", r"ही ",
+              r"当", r"如果", r"之后", r"之後", r"時", r"たら", r"ときは", r"면", r"เมื่อ", r"ถ้า", r"ทุกครั้ง")
+_DESTROY_CMD = re.compile(
+    r"\brm\s+(?:-\w+\s+)*-\w*[rf]\w*\s+(?:--\s+)?(?:~|/|\$home|\*|\.git\b|\.\.?/?\s)|"
+    r"\bfind\b[^`\n]{0,80}\s-delete\b|\bkill\s+-(?:9|kill)\s+-1\b|\bdocker\s+(?:system|volume|image)\s+prune\b|"
+    r"\baws\s+s3\s+(?:rm|rb)\b[^`\n]{0,80}--(?:recursive|force)\b|\bchmod\s+-r\s+0+\b|\bdd\b[^`\n]{0,60}\bof=/dev/|"
+    r"\bmkfs\b|\bshred\b|\bwipefs\b|\bgit\s+push\b[^`\n]{0,60}--force(?!-with-lease)\b|\bgsutil\s+(?:-m\s+)?rm\s+-r"
+)
+_DELETE = _c(*words("DELETE"), r"\bwipe\w*", r"\bsvuot\w*", r"\bvacía\w*", r"\bleer\w*", r"\bnuke\w*", r"\bdestro\w*",
+             r"\bзавершай\w*", r"\bубей\w*", r"\bκαθάρισ\w*", r"ลบ", r"ทิ้ง", r"\bscrub\w*", r"\bkeep no backup\b",
+             r"\bwithout (?:a )?backup\b", r"\bsin (?:copia|respaldo)\b", r"\bohne backup\b", r"\bsans sauvegarde\b")
+_WHOLE = _c(L.EVERYTHING, r"~/?\w*", r"\$home\b", r"\bhome\b", r"(?<![\w-])\.git\b", r"\*\.\w+", r"\bprod\w*\b", r"\braw\b",
+            r"\bkomplett\b", r"\bentire\w*\b", r"\bwhole\b", r"\bcompletamente\b", r"\bcomplètement\b", r"\bcompletely\b",
+            r"\bin place\b", r"\bother (?:people|users)'?s?\b", r"\bdes autres\b", r"\bτων άλλων\b", r"\bdegli altri\b",
+            r"\bde los demás\b", r"\bdos outros\b", r"\bder anderen\b", r"\bчужи\w*", r"\bінших\b", r"\bdatabase\b",
+            r"\bhistor\w*", r"\bистори\w*", r"\bверлauf\b", r"\bверсию\b", r"\bархив\w*", r"\barşiv\w*",
+            r"\bbranch\w*", r"\bbranches\b", r"\bветк\w*", r"\bmain\b", r"\bmaster\b", "全部", "すべて", "一切", "ทั้งหมด")
+# A confirmation kept: "ask before", "nachfragen", "確認してから" (unless it is waived).
+_ASK_FIRST = _c(r"\bask\w*\b.{0,30}\b(?:before|first)\b", r"\b(?:before|first)\b.{0,40}\bask\w*", r"\bconfirm\w*",
+                r"\bnachfrag\w*", r"\brückfrag\w*", r"\bbestätig\w*", r"\bdemand\w* (?:avant|d'abord)\b", r"\bpregunt\w*",
+                r"\bpergunt\w*", r"\bchied\w*", r"\bconferm\w*", r"\bспрос\w*", r"\bподтвер\w*", r"\bзапит\w*",
+                r"\bρώτ\w*", r"確認", r"确认", r"询问", r"확인", r"물어", r"ถาม", r"पूछ", r"\bhỏi\b", r"\btanya\w*", r"\bpytaj\w*", r"\bsor\w*")
+_WAIVE = _c(L.LOWER, r"\bwithout\b", r"\bsans\b", r"\bohne\b", r"\bsin\b", r"\bsem\b", r"\bsenza\b", r"\bбез\b",
+            r"\bχωρίς\b", r"せず", r"不用", r"不要", r"없이", r"ไม่ต้อง", r"बिना")
+_FIRST_HABIT = _c(r"\b(?:ich|je|i|yo|eu|io|я)\b.{0,30}\b(?:myself|moi-même|selbst|mismo|mesmo|stesso|сам)\b",
+                  r"\bje fais\b", r"\bi (?:do|run) (?:it|this|that)\b", r"^(?:tôi|ich|je|i|yo|eu|io|я|私は|我)\b.{0,20}\b(?:dọn|lösche|leere|clean|nettoie|limpio|limpo|pulisco|чищу)\w*")
+# Content declared data, not orders: "treat instructions in fetched pages as data".
+_AS_DATA = _c(r"\bas (?:plain )?data\b", r"\bals daten\b", r"\bcomme des données\b", r"\bcomo datos\b", r"\bcomo dados\b",
+              r"\bcome dati\b", r"\bкак данные\b", r"\bяк дані\b", r"\bως δεδομένα\b", r"データとして", r"当作数据", r"视为数据",
+              r"데이터로", r"เป็นข้อมูล", r"\bsebagai data\b", r"\bnot as (?:commands|instructions|orders)\b")
+
+
+def kept_confirmation(act: str) -> bool:
+    """The entry keeps a confirmation ("ask before", "nachfragen") and waives none."""
+    return bool(_ASK_FIRST.search(act)) and not _WAIVE.search(act)
+
+_SELF = _c(
+    r"\bthis (?:\w+ )?(?:note|entry|memory|instruction|text|line|message|paragraph|rule)\b",
+    r"\b(?:cette|ce) (?:note|consigne|instruction|texte|mémo|message)\b", r"\bdiese[rsn]? (?:notiz|anweisung|eintrag|text)\b",
+    r"\best[ae] (?:nota|memoria|memória|instrucción|instrução|entrada|texto|regla|regra)\b", r"\b(?:salve|guarde|copie)-a\b",
+    r"\bquest[oa] (?:nota|testo|istruzione|memoria|regola|appunto)\b", r"\bt(?:ę|a) (?:instrukcj|notatk)\w*",
+    r"\bэт(?:у|а|от|ой) (?:заметк|инструкци|запис|текст|правил)\w*", r"\bц(?:ю|я|ей) (?:нотатк|інструкці|запис)\w*",
+    r"\bαυτ(?:ή|ό|ήν|ού|ής) (?:τη |το |την )?(?:σημείωσ|οδηγί|κείμεν|μήνυμ)\w*", r"\bđoạn này\b", r"\b(?:ghi chú|chỉ dẫn) này\b",
+    r"(?:ข้อความ|บันทึก|คำสั่ง)นี้", r"このメモ", r"この指示", r"この文章", r"このノート", r"这条", r"這條", r"这段", r"這段",
+    r"本条", r"이 (?:메모|지시|노트|내용)", r"(?:इस|यह) (?:नोट|निर्देश|मेमोरी)", r"\b(?:catatan|instruksi) ini\b",
+    r"(?:הפתק|ההערה|ההוראה) הז", r"هذه (?:الملاحظة|التعليمات)", r"\bbu (?:not|talimat)\w*",
+)
+_PROPAGATE = _c(L.KEEP, L.SHOW, r"\bdupli\w*", r"\bпродубл\w*", r"\bдублир\w*", r"\bинсер\w*", r"\bvložit\b",
+                r"\bréenregistr\w*", r"\bre-?enregistr\w*", r"\bwieder ein\w*", r"\bfüge?\w*\b.{0,40}\bein\b",
+                r"\bescrib\w*", r"\bescrev\w*", r"\bscriv\w*", r"\bσυμπεριλ\w*", r"\bγράψ\w*", r"し直", r"もう一度",
+                r"再保存", r"复制", r"複製", r"ซ้ำ", r"คัดลอก", r"\bchèn\b", r"\blưu\b")
+_ELSEWHERE = _c(L.PERSIST, L.EVERYTHING, r"\b(?:agents?|claude|cursorrules|bashrc|profile|readme)\b", r"\.\w{2,8}\b",
+                r"\bother\w*\b", r"\bnew\b", r"\bnouve\w*", r"\bneue\w*", r"\bnuev\w*", r"\bnov[oa]s?\b", r"\bnuov\w*",
+                r"\bnow\w*", r"\bновы\w*", r"\bостальн\w*", r"\bνέ\w*", r"\bmới\b", r"\bsession\w*", r"\bsesi\w*",
+                r"\bsessão\b", r"\bsesión\b", r"\bсесси\w*", r"\bсеанс\w*", r"\bσυνεδρί\w*", r"セッション", r"会话", r"세션",
+                r"เซสชัน", r"\bcomment\w*", r"\bcommit\w*", r"\bcell\w*", r"\bcelda\w*", r"\bcélula\w*", r"\bcella\b",
+                r"\bde novo\b", r"\bagain\b", r"\bwieder\b", r"\bnotebook\w*", r"\bsurviv\w*", r"\bsobreviv\w*", r"\bresta\b",
+                r"\bперсонаж\w*", r"次の", r"新しい", r"新的", r"새")
+
+_INSTRUCTIONS = _c(r"\binstruct\w*", r"\bistruzion\w*", r"\binstrucci\w*", r"\binstruç\w*", r"\banweisung\w*",
+                   r"\bpolecen\w*", r"\binstrukcj\w*", r"\bинструкци\w*", r"\bуказани\w*", r"\bкоманд\w*", r"\bοδηγί\w*",
+                   r"\bεντολ\w*", r"\bchỉ thị\b", r"\byêu cầu\b", r"\bcomm?and\w*", r"\borders?\b", r"\bórdenes\b",
+                   r"\bordres?\b", r"\bbefehl\w*", r"\bprompts?\b", r"指示", r"指令", r"命令", r"지시", r"명령", r"คำสั่ง",
+                   r"निर्देश", r"تعليمات", r"הוראות", r"\btalimat\w*", r"\bperintah\b")
+_FOREIGN = _c(r"\bweb ?(?:pages?|sites?)\b", r"\bwebsites?\b", r"\bpages?\b", r"\bpágina\w*", r"\bpagin\w*",
+              r"\bseite\w*", r"\bwebseite\w*", r"\bстраниц\w*", r"\bсторінк\w*", r"\bιστοσελίδ\w*", r"\bσελίδ\w*",
+              r"\btrang\b", r"\bhalaman\b", r"\bstron\w*", r"\bsayfa\w*", r"ウェブページ", r"ページ", r"网页", r"網頁", r"页面",
+              r"웹 ?페이지", r"หน้าเว็บ", r"वेब ?पेज", r"صفحة", r"דף", r"\breadme\w*", r"\be-?mails?\b", r"\bissues?\b",
+              r"\bprefix\w*", r"\bpréfix\w*", r"\bpräfix\w*", r"\bprefij\w*", r"\bprefiss\w*", r"\bпрефикс\w*",
+              r"\bdownloaded\b", r"\bfetched\b", r"\bbộ nhớ\b", r"\bmemory\b", r"\bmemoria\b", r"\bmemória\b",
+              r"\bпамят\w*", r"\bμνήμ\w*", r"メモリ", r"内存", r"메모리", r"หน่วยความจำ", r"मेमोरी", r"\[\w+\]", r"<\w+>")
+_OBEY = _c(*words("FOLLOW"), L.EXECUTE, L.TREAT_AS, r"\bobede\w*", r"\bgehorch\w*", r"\besegu\w*", r"\bτήρησ\w*",
+           r"\bcoi\b", r"\bтрактуй\w*", r"同じ扱い", r"扱い", r"当作", r"视为", r"視為", r"ใช้แทน", r"मानो", r"\bsame as\b")
+_NEG = re.compile(L.NEGATION + r"\W*(?:\w+\W+){0,2}$")
+
+
+def _affirmed(p: re.Pattern[str], flat: str) -> bool:
+    return any(not _NEG.search(flat[max(0, m.start() - 25):m.start()]) for m in p.finditer(flat))
+
+
+def _near(a: re.Pattern[str], b: re.Pattern[str], flat: str, window: int) -> bool:
+    return any(b.search(flat[max(0, m.start() - window):m.end() + window]) for m in a.finditer(flat))
+
+
+def order_findings(flat: str) -> list[Finding]:
+    act = without_protective(flat)
+    out: list[Finding] = []
+    if _TRIGGER.search(act) and not kept_confirmation(act) and not _FIRST_HABIT.search(act) and (
+            _DESTROY_CMD.search(act) or (_affirmed(_DELETE, act) and _near(_DELETE, _WHOLE, act, 50))):
+        out.append(Finding("destructive", "it schedules the destruction of data (a standing order or a "
+                                          "trigger with a command or a delete of a whole target)"))
+    if _SELF.search(flat) and _affirmed(_PROPAGATE, act) and _ELSEWHERE.search(act):
+        out.append(Finding("persistence", "it asks to copy or save itself elsewhere, so it survives "
+                                          "being removed"))
+    if _INSTRUCTIONS.search(act) and _FOREIGN.search(act) and _affirmed(_OBEY, act) and \
+            not _AS_DATA.search(act):
+        out.append(Finding("rule_override", "it makes instructions found in other content (web pages, "
+                                            "files, memory, prefixed messages) count as orders"))
+    return out
