@@ -245,7 +245,15 @@ class Team:
                         visible: bool) -> TaskOutcome:
         ledger = self.state.ledger
         ledger.start(task_id)
-        result = await self.run_member(member, name, prompt, task_id, lane=lane, visible=visible)
+        try:
+            result = await self.run_member(member, name, prompt, task_id, lane=lane,
+                                           visible=visible)
+        except asyncio.CancelledError:  # the caller was cancelled: the run has ended (aborted)
+            reason = self._stop_reason or "the commander's turn was stopped"
+            ledger.interrupt(task_id, reason)
+            self.state.bus.post(name, f"(interrupted: {reason})", visible_to=scope,
+                                kind="result", to=requester, task_id=task_id)
+            raise
         summary = cap(result.text, self.summary_chars)
         if result.stop_reason == "cancelled":
             reason = (result.error.message if result.error else "") or self._stop_reason or "stopped"
