@@ -27,11 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from orkas_nb import Agent  # noqa: E402
-from orkas_nb.agent.team import build_team  # noqa: E402
-from orkas_nb.team.state import TeamState  # noqa: E402
-from orkas_nb.testing import ScriptedModel, reply  # noqa: E402
-from tests.team.teamkit import write_agents  # noqa: E402
+from orkas_nb import Agent
+from orkas_nb.agent.team import build_team
+from orkas_nb.team.state import TeamState
+from orkas_nb.testing import ScriptedModel, reply
+from tests.team.teamkit import write_agents
 
 ANSWER = "x" * 160  # 20 deltas of 8 characters
 
