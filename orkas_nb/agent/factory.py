@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from ..harness.session import Session
     from ..team.factory import MemberSpec
     from .agent import Agent
 
@@ -34,7 +35,7 @@ class MemberFactory:
     def __init__(self, parent: Agent) -> None:
         self.parent = parent
 
-    def __call__(self, spec: MemberSpec) -> Agent:
+    def __call__(self, spec: MemberSpec, *, session: Session | None = None) -> Agent:
         p, parts = self.parent, self.parent._parts
         config = p.runner.config
         if spec.max_steps is not None:
@@ -46,7 +47,7 @@ class MemberFactory:
             options = {k: v for k, v in parts.provider_options.items() if k not in _OWN_TO_PARENT}
         member = type(p)(  # the parent's class: no import of .agent, which imports this module
             model, model_name=model_name, pool=p.pool, workspace=p.workspace,
-            session=spec.session, tools=parts.tools, default_tools=parts.default_tools,
+            session=session if session is not None else spec.session, tools=parts.tools, default_tools=parts.default_tools,
             system_prompt=spec.system_prompt, name=spec.name, config=config,
             services=parts.services, allowed_paths=parts.allowed_paths, approver=parts.approver,
             tool_settings=parts.tool_settings, memory=parts.memory, knowledge=parts.knowledge,

@@ -125,8 +125,34 @@ class Done(_Event):
     result: RunResult
 
 
-RunEvent = Annotated[
+AgentEvent = Annotated[
     Union[TextDelta, ThinkingDelta, ToolStart, ToolEnd, Compaction, Retry, Steer, Warning, UsageUpdate,
           Done],
+    Field(discriminator="type"),
+]
+
+Lane = Literal["dispatch", "worker", "floor"]
+
+
+class MemberEvent(_Event):
+    """An event of a team member's run, forwarded into the commander's stream (SPEC §11).
+
+    Each dispatched task is its own lane: ``member`` ran ``task_id``; ``event`` is what the
+    member's own run yielded (its ``done`` ends the lane). ``lane`` says how the work came:
+    ``dispatch`` (``dispatch_to``), ``worker`` (``run_worker``), ``floor`` (the member answers
+    the user directly). ``visible`` False: an anonymous worker, which the user does not see.
+    """
+
+    type: Literal["member"] = "member"
+    member: str
+    task_id: str
+    lane: Lane = "dispatch"
+    visible: bool = True
+    event: AgentEvent
+
+
+RunEvent = Annotated[
+    Union[TextDelta, ThinkingDelta, ToolStart, ToolEnd, Compaction, Retry, Steer, Warning, UsageUpdate,
+          Done, MemberEvent],
     Field(discriminator="type"),
 ]

@@ -64,6 +64,7 @@ class CallOutcome:
     output_files: list[str]
     started_at: float
     untrusted: bool = False  # the tool ran and its output carries untrusted content
+    end_turn: bool = False  # the tool asked the turn to end after its batch (ToolOutput.end_turn)
 
 
 def normalise_call_ids(message: AssistantMessage) -> tuple[AssistantMessage, dict[int, str]]:
@@ -176,7 +177,8 @@ async def _execute(p: PlannedCall, ctx: ToolContext) -> CallOutcome:
         status=status,
     )
     untrusted = output.untrusted or bool(getattr(p.tool, "untrusted_output", False))
-    return CallOutcome(p, result, time.perf_counter() - started, files, wall, untrusted)
+    return CallOutcome(p, result, time.perf_counter() - started, files, wall, untrusted,
+                       output.end_turn)
 
 
 def _result(call: ToolCallBlock, text: str, status: ToolStatus) -> ToolResultMessage:

@@ -316,6 +316,9 @@ class Runner:
             emit(Warning, code="loop_guard", message="the same tool call was repeated; run stopped")
             yield Final("loop_guard")
             return
+        if turn.end_requested:  # e.g. a hand-off: someone else answers; steers are kept at the end
+            yield Final("end_turn")
+            return
         if self._fold_steers(emit):
             yield None
             turn.raise_if_stopped()

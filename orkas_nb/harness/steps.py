@@ -125,6 +125,8 @@ async def run_calls(
                 result = outcome.result
                 if outcome.untrusted and turn.taint is not None:
                     turn.taint.mark(result.name)
+                if outcome.end_turn:
+                    turn.end_requested = True
                 turn.stats.tool_calls += 1
                 if result.status == "rejected":
                     turn.stats.rejections += 1

@@ -60,6 +60,7 @@ class TurnState:
     abandoned: bool = False
     turn_id: str = ""  # the id of the user message that started the turn
     taint: Taint | None = None  # the runner's record of untrusted content read (tools.Taint)
+    end_requested: bool = False  # a tool's output asked the turn to end (ToolOutput.end_turn)
 
     def raise_if_stopped(self) -> None:
         """Called where the turn resumes after handing events over: Stop pressed meanwhile

@@ -29,6 +29,8 @@ _LAZY = {
     "Handback": "handback", "Addressed": "handback", "split_handback": "handback",
     "parse_address": "handback",
     "Route": "state", "TeamState": "state",
+    "Team": "runtime", "TaskOutcome": "runtime", "SUMMARY_CHARS": "ledger",
+    "commander_tools": "commander_tools", "commander_prompt": "commander_tools",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,6 +53,9 @@ if TYPE_CHECKING:  # pragma: no cover
         skills_for_agent,
     )
     from .skills import Skill, SkillRoot, default_skill_roots, discover_skills  # noqa: F401
+    from .commander_tools import commander_prompt, commander_tools  # noqa: F401
+    from .ledger import SUMMARY_CHARS  # noqa: F401
+    from .runtime import TaskOutcome, Team  # noqa: F401
     from .state import Route, TeamState  # noqa: F401
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..core.events import RunEvent, RunResult
     from ..core.messages import UserMessage
     from ..harness.cancellation import AbortSignal
+    from ..harness.session import Session
 
 __all__ = ["AgentFactory", "MemberSpec", "TeamMember"]
 
@@ -34,7 +35,8 @@ class MemberSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(pattern=r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+    # As an agent file may name it (definitions.AGENT_NAME): it becomes a bus member.
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
     model: str | None = None
     system_prompt: str | None = None
     tools: tuple[str, ...] | None = None
@@ -60,6 +62,8 @@ class TeamMember(Protocol):
 
 class AgentFactory(Protocol):
     """Builds the agent of a member spec. Cheap to call (providers and transports are shared),
-    so a commander may build a member per dispatched task."""
+    so a commander may build a member per dispatched task. ``session``, when given, is the
+    member's conversation (a team passes the one its state keeps per member); it wins over
+    ``spec.session``."""
 
-    def __call__(self, spec: MemberSpec) -> TeamMember: ...
+    def __call__(self, spec: MemberSpec, *, session: Session | None = None) -> TeamMember: ...

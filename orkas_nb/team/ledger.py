@@ -35,6 +35,19 @@ from ..core.messages import new_id
 from ..harness.durable import DurableJsonl, decode_jsonl
 from .bus import COMMANDER, check_member_name, team_folder
 
+# What of a member's final text reaches the commander (its tool result and the ledger): enough
+# for a report, small enough that eight parallel results do not flood its context. The full
+# text stays on the bus.
+SUMMARY_CHARS = 4000
+
+
+def cap(text: str, limit: int = SUMMARY_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[... {len(text) - limit} more characters on the bus]"
+
+
 TaskStatus = Literal["pending", "running", "done", "failed", "interrupted"]
 FINISHED: frozenset[str] = frozenset({"done", "failed", "interrupted"})
 _ALLOWED: dict[str, frozenset[str]] = {

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ...core.events import RunEvent, RunResult
+from ...core.events import MemberEvent, RunEvent, RunResult
 from ...core.messages import Usage
 from .markdown_stream import MarkdownStream
 from .renderer import RunInfo
@@ -102,6 +102,7 @@ class TextRenderer:
         self._usage: Usage | None = None
         self._finished = False
         self._blocks: list[_Block] = []
+        self._lanes: dict[str, str] = {}  # a team member's unfinished line, per task
         below = getattr(slot, "below", None)  # a display slot opens slots below it: blocks
         self._below: Callable[[], Slot] | None = below if callable(below) else None
         self._stream = (MarkdownStream(self._open_block, mime="text/plain", freeze_chars=BLOCK_CHARS,
@@ -182,6 +183,9 @@ class TextRenderer:
     def render(self, event: RunEvent) -> None:
         kind = event.type
         urgent = False
+        if kind == "member":
+            self._member(event)  # type: ignore[arg-type]
+            return
         if kind == "text_delta":
             self._write(event.text)
         elif kind == "thinking_delta":
@@ -212,6 +216,45 @@ class TextRenderer:
         elif kind == "done":
             return  # finish() follows
         self._draw_soon(urgent)
+
+    def _member(self, event: MemberEvent) -> None:
+        """A team member's run: its own lane, each line prefixed with the member's name.
+
+        Parallel lanes stream at once, so a lane's text is printed a whole line at a time; an
+        anonymous worker's lane is not shown (the user does not see it).
+        """
+        if not event.visible:
+            return
+        inner, name = event.event, f"[{event.member}]"
+        lane = self._lanes.setdefault(event.task_id, "")
+        if inner.type == "text_delta":
+            lane += inner.text
+            *lines, lane = lane.split("\n")
+            for line in lines:
+                self._line(f"{name} {line}")
+            self._lanes[event.task_id] = lane
+        elif inner.type in ("tool_start", "tool_end", "retry", "warning", "done"):
+            if lane:
+                self._line(f"{name} {lane}")
+                self._lanes[event.task_id] = ""
+            if inner.type == "tool_start":
+                self._line(f"{name}   → {inner.name}({_args(inner.arguments)})")
+            elif inner.type == "tool_end":
+                self._line(f"{name}   ← {inner.name} [{inner.status}] "
+                           f"{(inner.result.splitlines() or [''])[0][:100]}")
+            elif inner.type == "retry":
+                self._line(f"{name}   [retry {inner.attempt}: {inner.reason}]")
+            elif inner.type == "warning":
+                self._line(f"{name}   [{inner.code}] {inner.message}")
+            else:
+                r = inner.result
+                self._lanes.pop(event.task_id, None)
+                status = _STOPPED.get(r.stop_reason, "done")
+                self._line(f"{name} [{status} · {r.stats.model_requests} model requests · "
+                           f"{self._tokens(r.usage)}]")
+        else:
+            return
+        self._draw_soon(inner.type != "text_delta")
 
     def _tokens(self, usage: Usage) -> str:
         text = f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens"

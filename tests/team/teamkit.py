@@ -1,0 +1,62 @@
+"""Helpers for team tests: a workspace with agent files, and a model that answers by member.
+
+Several members share one provider (a member without a model runs its parent's), and parallel
+dispatches ask it in no fixed order, so the scripted model routes each request on the marker
+in its system prompt (each agent file's body carries ``[[name]]``) and plays that member's
+own script in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from orkas_nb.providers.base import ModelRequest
+from orkas_nb.testing import ScriptedModel
+
+COMMANDER_MARK = "You are the commander of a team"
+
+
+def write_agents(workspace: Path, **descriptions: str) -> None:
+    folder = workspace / ".orkas" / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, description in descriptions.items():
+        (folder / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n"
+            f"tools: [read_file, write_file, edit_file]\n---\n"
+            f"You are {name} [[{name}]]. Report what you did in one line.\n", encoding="utf-8")
+
+
+def who(system: str) -> str:
+    if COMMANDER_MARK in system:
+        return "commander"
+    if "[[" in system:
+        return system.split("[[", 1)[1].split("]]", 1)[0]
+    return "worker"
+
+
+class Router:
+    """Per-member scripts; ``requests[member]`` are the requests each member made."""
+
+    def __init__(self, **scripts: list[Any] | Callable[[ModelRequest], Any]) -> None:
+        self.scripts = {k: (v if callable(v) else list(v)) for k, v in scripts.items()}
+        self.requests: dict[str, list[ModelRequest]] = {}
+
+    def __call__(self, request: ModelRequest) -> Any:
+        member = who(request.system)
+        self.requests.setdefault(member, []).append(request)
+        script = self.scripts[member]
+        if callable(script):
+            return script(request)
+        if not script:
+            raise AssertionError(f"{member} was asked once more than its script allows")
+        return script.pop(0)
+
+    def model(self) -> ScriptedModel:
+        return ScriptedModel(self)
+
+
+def user_texts(request: ModelRequest) -> str:
+    """Everything the requests' messages carry as text (what the member's context holds)."""
+    return "\n".join(getattr(m, "text", "") or "" for m in request.messages)
