@@ -15,7 +15,8 @@ fallbacks; a member without one runs the parent's provider and model.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConfigError
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MemberFactory"]
 
+_WORKSPACE_TOOL_MODULES = ("orkas_nb.tools.",)  # what default_tools builds
 _OWN_TO_PARENT = ("api_key", "api_keys", "token_source", "base_url", "client", "record")
 
 
@@ -45,9 +47,11 @@ class MemberFactory:
         else:
             model, model_name = spec.model, None
             options = {k: v for k, v in parts.provider_options.items() if k not in _OWN_TO_PARENT}
+        tools, default_tools = _without_prebuilt_workspace_tools(parts.tools, parts.default_tools)
         member = type(p)(  # the parent's class: no import of .agent, which imports this module
             model, model_name=model_name, pool=p.pool, workspace=p.workspace,
-            session=session if session is not None else spec.session, tools=parts.tools, default_tools=parts.default_tools,
+            session=session if session is not None else spec.session, tools=tools,
+            default_tools=default_tools,
             system_prompt=spec.system_prompt, name=spec.name, config=config,
             services=parts.services, allowed_paths=parts.allowed_paths, approver=parts.approver,
             tool_settings=parts.tool_settings, memory=parts.memory, knowledge=parts.knowledge,
@@ -64,3 +68,22 @@ class MemberFactory:
                 if name not in spec.tools:
                     member.tools.remove(name)
         return member
+
+
+def _without_prebuilt_workspace_tools(
+    tools: Sequence[Any], default_tools: bool
+) -> tuple[tuple[Any, ...], bool]:
+    """The parent's tools less the workspace tools a caller built for it (the notebook builds
+    them once per session), and whether the member must build its own.
+
+    Workspace tools carry their agent's read-only folders, those of the skills it may use; the
+    parent (the commander) may read the open tier's, a member never may, so a member builds
+    workspace tools for its own skills instead of inheriting the parent's.
+    """
+    kept = tuple(t for t in tools if not _origin(t).startswith(_WORKSPACE_TOOL_MODULES))
+    return kept, default_tools or len(kept) < len(tools)
+
+
+def _origin(tool: Any) -> str:
+    """The module a tool's code comes from (a FunctionTool's function, else its class)."""
+    return str(getattr(getattr(tool, "fn", None), "__module__", None) or type(tool).__module__)

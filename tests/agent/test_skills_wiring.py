@@ -88,6 +88,28 @@ async def test_a_member_never_gets_an_open_tier_skill_even_when_listed(world: Pa
     assert bare.skills.tool is None and "## Skills" not in bare.system_prompt
 
 
+async def test_a_member_cannot_read_open_tier_folders_through_tools_its_parent_was_given(
+        world: Path) -> None:
+    # The notebook builds the workspace tools once (with the commander's read-only skill folders,
+    # the open tier's included) and hands them to the Agent; a member must not inherit them.
+    from orkas_nb.agent.assembly import assemble_tools
+
+    skills = agent_skills(world, True, open_tier=True)
+    scraped = Path(os.environ["HOME"]) / ".claude" / "skills" / "web-scrape" / "SKILL.md"
+    prebuilt = assemble_tools(world, readonly_paths=skills.readonly_paths)
+    parent = Agent(ScriptedModel([]), workspace=world, tools=prebuilt, default_tools=False,
+                   open_tier_skills=True)
+    asks = [reply("", call("read_file", path=str(scraped))), reply("done")]
+    parent.runner.provider = own = ScriptedModel(list(asks))
+    await parent.arun("read it")
+    assert "Scrape the web" in own.requests[1].messages[-1].text  # the commander may
+    member = parent.member_factory()(MemberSpec(name="reviewer", skills=("csv-clean",)))
+    member.runner.provider = model = ScriptedModel(list(asks))
+    await member.arun("read it")
+    assert "Scrape the web" not in model.requests[1].messages[-1].text
+    assert model.requests[1].messages[-1].status != "ok"
+
+
 async def test_a_cut_catalog_is_told_to_the_user_as_a_warning(world: Path) -> None:
     for i in range(30):
         _skill(world / ".orkas" / "skills", f"big-{i:02d}", "word " * 180)
