@@ -155,6 +155,7 @@ class AgentMagics(Magics):
         name = self.state.new_session_name()
         self.state.use(name)
         self.state.forget_providers()
+        self.state.close_teams()
         print(f"new session: {name} (the next %%agent cell starts it)")
 
     def _cmd_clear(self, args: list[str], rest: str) -> None:
