@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from IPython.core.error import UsageError
 
-CELL_USAGE = "%%agent [@NAME] [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background]"
+CELL_USAGE = "%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background] [@NAME]"
 LINE_USAGE = ("%agent sessions | show [SESSION] | new | clear | use SESSION | config | "
               "allow PATH | steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | "
               "skills | help")
