@@ -183,3 +183,19 @@ def test_a_workspace_without_agents_runs_one_agent_as_before(kernel: Kernel, ws:
         assert "this workspace defines no agents" in bad.stream("stderr")
     finally:
         kernel.run("%config Agent.workspace = ''")
+
+
+def test_agent_steer_reaches_the_commanders_running_turn(kernel: Kernel) -> None:
+    kernel.run('router = Router(commander=[reply("", call("dispatch_to", agent="researcher", '
+               'task="short")), reply("steered")], '
+               'researcher=[reply(("y" * 20 + "\\n") * 30, chunk_chars=4, delay_s=0.01)]); '
+               'm = router.model()')
+    cell = kernel.run("%%agent -m $m -s steer --background\nlook it up")
+    kernel.pump(lambda: "[researcher] yyyy" in shown_text(kernel, cell), 30, "the member to stream")
+    assert "session steer" in kernel.run("%agent steer also check the appendix").stream()
+    done = kernel.run("r = await __import__('orkas_nb.notebook').notebook.wait(20); "
+                      "print(r.stop_reason)")
+    assert done.stream().strip().splitlines()[-1] == "end_turn"
+    assert kernel.value("'also check the appendix' in "
+                        "user_texts(router.requests['commander'][1])")
+    assert kernel.value("len(router.requests['researcher'])") == 1  # the member got no steer
