@@ -63,6 +63,9 @@ class NotebookState:
         self.background: dict[str, ActiveRun] = {}
         self._pool: ProviderPool | None = None
         self.tools: dict[tuple[Any, ...], list[Any]] = {}  # built tools, see prepare._tools
+        # A team conversation's state (bus, ledger, member sessions) per session name: opened
+        # once per kernel, as its files are locked to the process that holds them.
+        self._teams: dict[str, Any] = {}
 
     # -- where ------------------------------------------------------------------------------
 
@@ -154,7 +157,30 @@ class NotebookState:
         """The --background runs still going, by session."""
         return {name: run for name, run in self.background.items() if not run.done}
 
+    # -- teams ------------------------------------------------------------------------------
+
+    def team_state(self, name: str) -> Any:
+        """The team state of the conversation in session ``name`` (opened once, kept open)."""
+        from ..team.state import TeamState
+
+        state = self._teams.get(name)
+        if state is not None and state.workspace == self.workspace:
+            return state
+        if state is not None:  # the workspace changed: its old conversation lets go of its files
+            self._teams.pop(name).close()
+        state = self._teams[name] = TeamState(self.workspace, name)
+        return state
+
+    def close_teams(self) -> None:
+        """Close the team states of the conversations that have no run going."""
+        for name in [n for n in self._teams if self.busy(n) is None]:
+            try:
+                self._teams.pop(name).close()
+            except Exception:  # noqa: BLE001, S110 - closing is best effort; the files are valid
+                pass
+
     def close(self) -> None:
+        self.close_teams()
         for session in self._sessions.values():
             try:
                 session.close()

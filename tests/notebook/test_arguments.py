@@ -29,3 +29,22 @@ def test_mistakes_are_one_usage_line(line: str, message: str) -> None:
         parse_cell_line(line)
     text = str(info.value)
     assert message in text and text.endswith(CELL_USAGE) and "\n" not in text
+
+
+def test_an_at_name_on_the_line_is_the_member_the_cell_speaks_to() -> None:
+    assert parse_cell_line("@researcher").target == "researcher"
+    assert parse_cell_line("-m $m @writer --background") == CellOptions(
+        model="$m", target="writer", background=True)
+    assert parse_cell_line("-s @odd").target is None  # an option's value is not an address
+
+
+@pytest.mark.parametrize("line,message", [
+    ("@a @b", "one @name per cell, not 2"),
+    ("@", "'@' is not an agent's name"),
+    ("@bad.name", "'@bad.name' is not an agent's name"),
+])
+def test_a_bad_at_name_is_one_usage_line(line: str, message: str) -> None:
+    with pytest.raises(UsageError) as info:
+        parse_cell_line(line)
+    text = str(info.value)
+    assert message in text and text.endswith(CELL_USAGE) and "\n" not in text

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from dataclasses import dataclass
 
 from IPython.core.error import UsageError
 
-CELL_USAGE = "%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background]"
+CELL_USAGE = "%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background] [@NAME]"
 LINE_USAGE = ("%agent sessions | show [SESSION] | new | clear | use SESSION | config | "
               "allow PATH | steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | "
               "skills | help")
+
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")  # as an agent file may name it
+_VALUED = {"-m", "--model", "-s", "--session"}  # options whose next word is their value
 
 
 @dataclass
@@ -22,6 +27,7 @@ class CellOptions:
     no_tools: bool = False
     background: bool = False
     help: bool = False
+    target: str | None = None  # ``@name``: the cell speaks to that member of the team
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,9 +53,25 @@ def split(line: str, usage: str) -> list[str]:
         raise UsageError(f"{exc} in {line.strip()!r}; usage: {usage}") from None
 
 
+def _take_target(words: list[str]) -> tuple[str | None, list[str]]:
+    """The ``@name`` word of the line (not an option's value), and the other words."""
+    targets = [i for i, w in enumerate(words)
+               if w.startswith("@") and (i == 0 or words[i - 1] not in _VALUED)]
+    if len(targets) > 1:
+        raise UsageError(f"one @name per cell, not {len(targets)}; usage: {CELL_USAGE}")
+    if not targets:
+        return None, words
+    word = words[targets[0]]
+    if not _NAME.fullmatch(word[1:]):
+        raise UsageError(f"{word!r} is not an agent's name (letters, digits, - and _); "
+                         f"usage: {CELL_USAGE}")
+    return word[1:], words[:targets[0]] + words[targets[0] + 1:]
+
+
 def parse_cell_line(line: str) -> CellOptions:
-    ns = _cell_parser().parse_args(split(line, CELL_USAGE))
-    opts = CellOptions(**vars(ns))
+    target, words = _take_target(split(line, CELL_USAGE))
+    ns = _cell_parser().parse_args(words)
+    opts = CellOptions(**vars(ns), target=target)
     if opts.new and opts.session:
         raise UsageError(f"use either --new or -s SESSION, not both; usage: {CELL_USAGE}")
     if opts.session is not None and not opts.session.strip():
@@ -60,6 +82,7 @@ def parse_cell_line(line: str) -> CellOptions:
 
 
 CELL_HELP = f"""usage: {CELL_USAGE}
+  @NAME         speak to the team's agent NAME (the workspace's .orkas/agents/NAME.md)
   PROMPT (the cell's body)   what to ask; {{var}}, {{In[n]}}, {{Out[n]}}, {{last_error}} are filled in
   -m MODEL      model string (e.g. openai/gpt-4o-mini) or $name of a model object in the notebook
   -s SESSION    run in this session (this cell only)

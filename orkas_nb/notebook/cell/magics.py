@@ -92,7 +92,7 @@ class AgentMagics(Magics):
     @no_var_expand
     @cell_magic("agent")
     def agent_cell(self, line: str, cell: str) -> None:
-        """%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background]: run a turn."""
+        """%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background] [@NAME]: run a turn."""
         from .run import run_cell_sync
 
         run_cell_sync(line, cell)
@@ -155,6 +155,7 @@ class AgentMagics(Magics):
         name = self.state.new_session_name()
         self.state.use(name)
         self.state.forget_providers()
+        self.state.close_teams()
         print(f"new session: {name} (the next %%agent cell starts it)")
 
     def _cmd_clear(self, args: list[str], rest: str) -> None:

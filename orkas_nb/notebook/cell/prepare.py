@@ -76,6 +76,13 @@ class Prepared:
     live: Any
     session: str
     background: bool
+    team: Any = None  # the workspace's team, the agent its commander; None: a single agent
+
+    @property
+    def steers(self) -> Any:
+        """What ``%agent steer`` and the steer box talk to: the team (floor holder, else the
+        commander) or the single agent."""
+        return self.team if self.team is not None else self.agent
 
 
 def _namespace_tools(user_ns: dict[str, Any]) -> list[Any]:
@@ -124,6 +131,7 @@ def _session_name(state: NotebookState, opts: CellOptions) -> str:
     if opts.new:
         state.use(state.new_session_name())
         state.forget_providers()
+        state.close_teams()
     return state.current
 
 
@@ -175,8 +183,10 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
             memory=False if opts.no_tools else None, knowledge=False if opts.no_tools else None,
             kb_embedder=config.kb_embedder, skills=skills, open_tier_skills=config.open_tier_skills,
         )
+        team, warnings = _team(state, opts, agent, name)
     except OrkasError as exc:
         raise NotebookError(str(exc)) from None
+    prompt = _address(team, opts, filled.text)
     before = {m.id for m in session.messages}
     provider, label = agent.provider, agent.resolved.label
     from ...providers.cassette import ReplayProvider
@@ -185,7 +195,7 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
     parent = shell.get_parent() if hasattr(shell, "get_parent") else {}
     cell_id = (parent or {}).get("metadata", {}).get("cellId")
     info = RunInfo(agent=agent.name, model=label, session=name,
-                   workspace=str(state.workspace), prompt=filled.text)
+                   workspace=str(state.workspace), prompt=prompt, floor=_floor(team))
     cost = None if replay is not None else _cost_source(agent.catalog)  # a replay cost nothing
     builder = TranscriptBuilder(
         lambda: [m for m in session.messages if m.id not in before],
@@ -203,7 +213,7 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
             return None
         return builder.build(result).bundle(), {}
 
-    controls = RunControls(agent, abort, approver)
+    controls = RunControls(team if team is not None else agent, abort, approver)
     try:
         _, factory = plugins.choose_renderer(config.renderer, shell)
     except OrkasError as exc:
@@ -215,9 +225,61 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
     live = factory(ctx)
     approver.interactive = plugins.interactive_approver(ctx, live)
     controls.approver = approver.interactive or approver
-    return Prepared(agent=agent, prompt=filled.text, info=info,
-                    renderer=fan_out([builder, live]), abort=abort, notes=filled.notes, live=live,
-                    session=name, background=background)
+    return Prepared(agent=agent, prompt=prompt, info=info,
+                    renderer=fan_out([builder, live]), abort=abort,
+                    notes=filled.notes + warnings, live=live, session=name,
+                    background=background, team=team)
+
+
+def _team(state: NotebookState, opts: CellOptions, agent: Agent,
+          name: str) -> tuple[Any, list[str]]:
+    """The team ``agent`` commands when the workspace defines agents (else None: nothing
+    changes), built on the conversation's kept state, and the problems of the agent files.
+
+    The team is rebuilt per cell over one :class:`~orkas_nb.team.state.TeamState` per session:
+    the state (bus, ledger, floor, member sessions) is what lasts, and the cell's own model,
+    tools and approver reach the members through the cell's agent. ``--no-tools``: no team.
+    """
+    if opts.no_tools:
+        return None, []
+    from ...agent.team import team_for
+    from ...team.definitions import load_agent_definitions
+
+    definitions, problems = load_agent_definitions(state.workspace,
+                                                   known_tools=agent.tools.names())
+    notes = [f"agent file {p.path}: {p.field}: {p.message} (the agent is left out)"
+             for p in problems]
+    if not definitions:
+        return None, notes
+    return team_for(agent, conversation=name, definitions=definitions,
+                    state=state.team_state(name)), notes
+
+
+def _address(team: Any, opts: CellOptions, text: str) -> str:
+    """The prompt the team routes: ``%%agent @name`` puts the address in front; an address
+    naming no member is a one-line error before anything runs."""
+    if team is None:
+        if opts.target is not None:
+            raise UsageError(f"%%agent @{opts.target}: this workspace defines no agents "
+                             "(define one with %agent agents new NAME)")
+        return text
+    from ...team.bus import COMMANDER
+    from ...team.handback import parse_address
+
+    prompt = f"@{opts.target} {text}" if opts.target is not None else text
+    try:
+        parse_address(prompt, [COMMANDER, *team.names])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return prompt
+
+
+def _floor(team: Any) -> str | None:
+    """Who holds the floor, when it is not the commander (the views show it)."""
+    from ...team.bus import COMMANDER
+
+    holder = team.state.ledger.floor.holder if team is not None else COMMANDER
+    return None if holder == COMMANDER else holder
 
 
 def _cost_source(catalog: Catalog | None) -> RunningCost:

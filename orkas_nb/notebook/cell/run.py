@@ -46,13 +46,38 @@ async def drive(p: Prepared) -> RunResult | None:
     for note in p.notes:
         p.renderer.render(Warning(code="reference", message=note))
     result = None
-    async for event in p.agent.run(p.prompt, abort=p.abort):
-        p.renderer.render(event)
-        if isinstance(event, Done):
-            result = event.result
+    if p.team is None:
+        events = p.agent.run(p.prompt, abort=p.abort)
+        unsubscribe: Callable[[], None] = lambda: None
+    else:  # the team's own routing (@name, the floor); a stop on the run's signal stops the group
+        events = p.team.run(p.prompt)
+        unsubscribe = p.abort.subscribe(lambda: p.team.stop(p.abort.reason or "stopped by the user"))
+    try:
+        async for event in events:
+            p.renderer.render(event)
+            if isinstance(event, Done):
+                result = event.result
+    finally:
+        unsubscribe()
+    if p.team is not None:
+        _show_floor(p)
     p.renderer.finish(result)
     await _drain(p.live)
     return result
+
+
+def _show_floor(p: Prepared) -> None:
+    """When the run moved the floor, say so (every view shows a notice) and put the holder in
+    the run's info, which the views' status line reads."""
+    from ...team.bus import COMMANDER
+
+    holder = p.team.state.ledger.floor.holder
+    floor = None if holder == COMMANDER else holder
+    if floor != p.info.floor:
+        p.renderer.render(Warning(code="floor", message=(
+            f"{floor} has the floor: your next %%agent cell goes to it (@commander takes it back)"
+            if floor is not None else "the floor is back with the commander")))
+    p.info.floor = floor
 
 
 DRAIN_S = 5.0
@@ -123,7 +148,7 @@ def _check(result: RunResult | None) -> None:
 
 
 def _start_task(state: NotebookState, p: Prepared) -> ActiveRun:
-    run = ActiveRun(agent=p.agent, abort=p.abort, session=p.session, background=True)
+    run = ActiveRun(agent=p.steers, abort=p.abort, session=p.session, background=True)
 
     async def body() -> RunResult | None:
         try:
@@ -160,7 +185,7 @@ async def run_cell(line: str, body: str) -> None:
     if opts.background:
         _start_task(state, p)
         return
-    state.active = state.last = ActiveRun(agent=p.agent, abort=p.abort, session=p.session,
+    state.active = state.last = ActiveRun(agent=p.steers, abort=p.abort, session=p.session,
                                           background=False)
     try:
         result = await _drive_foreground(p)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the Agent facade imports the whole engine
     from ...agent import Agent
     from ...harness.approval import ApproverLike
     from ...harness.cancellation import AbortSignal
+    from ...team.runtime import Team
 
 
 class RunInfo(BaseModel):
@@ -28,6 +29,9 @@ class RunInfo(BaseModel):
     session: str = ""
     workspace: str = ""
     prompt: str = ""
+    # A team's member that holds the floor (the user's next cell goes to it); None: the
+    # commander, or no team. The cell updates it when the run passed the floor.
+    floor: str | None = None
 
 
 class Renderer(Protocol):
@@ -51,12 +55,14 @@ class Controls(Protocol):
 class RunControls:
     """The :class:`Controls` of one run of an :class:`~orkas_nb.Agent` (every view uses it).
 
-    ``stop`` raises the run's abort signal; ``steer`` queues a message folded in at the next
+    ``agent`` is what a steer goes to: the agent, or its team (the floor holder's running turn,
+    else the commander's). ``stop`` raises the run's abort signal, the one path every stop takes
+    (a team's run stops the whole group on it); ``steer`` queues a message folded in at the next
     tool boundary and returns False when the run has already ended (a click can race the end);
     ``answer_approval`` answers a pending prompt of the run's approver.
     """
 
-    def __init__(self, agent: Agent, abort: AbortSignal, approver: ApproverLike | None = None) -> None:
+    def __init__(self, agent: Agent | Team, abort: AbortSignal, approver: ApproverLike | None = None) -> None:
         self.agent = agent
         self.abort = abort
         self.approver = approver

@@ -103,6 +103,7 @@ class TextRenderer:
         self._finished = False
         self._blocks: list[_Block] = []
         self._lanes: dict[str, str] = {}  # a team member's unfinished line, per task
+        self._info: RunInfo | None = None  # the cell may update its floor before finish()
         below = getattr(slot, "below", None)  # a display slot opens slots below it: blocks
         self._below: Callable[[], Slot] | None = below if callable(below) else None
         self._stream = (MarkdownStream(self._open_block, mime="text/plain", freeze_chars=BLOCK_CHARS,
@@ -175,9 +176,11 @@ class TextRenderer:
     def start(self, info: RunInfo) -> None:
         self._started = time.monotonic()
         self._model = info.model
+        self._info = info
         where = f" · session {info.session}" if info.session else ""
         mode = " · in the background" if self.background else ""
-        self._line(f"orkas · {info.model or 'model?'}{where}{mode}")
+        floor = f" · {info.floor} has the floor" if info.floor else ""
+        self._line(f"orkas · {info.model or 'model?'}{where}{floor}{mode}")
         self._draw_soon(urgent=True)
 
     def render(self, event: RunEvent) -> None:
@@ -268,8 +271,10 @@ class TextRenderer:
         if result.usage.input_tokens or result.usage.output_tokens:
             tokens = f" · {self._tokens(result.usage)}"
         status = _STOPPED.get(result.stop_reason, "done")
+        floor = self._info.floor if self._info is not None else None
         self._line(f"[{status} · {s.model_requests} model requests · {s.tool_calls} tool calls"
-                   f"{tokens} · {result.duration_s:.1f} s]")
+                   f"{tokens} · {result.duration_s:.1f} s"
+                   f"{f' · {floor} has the floor' if floor else ''}]")
         if result.error is not None:
             self._line(f"error ({result.error.kind}): {result.error.message}")
         self._draw()

@@ -26,7 +26,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..._version import __version__
 from ...core.errors import ErrorInfo
-from ...core.events import Compaction, Retry, RunStats, ToolEnd, UsageUpdate, Warning
+from ...core.events import (
+    Compaction,
+    Done,
+    MemberEvent,
+    Retry,
+    RunStats,
+    ToolEnd,
+    UsageUpdate,
+    Warning,
+)
 from ...core.messages import (
     AssistantMessage,
     ImageBlock,
@@ -352,6 +361,12 @@ class TranscriptBuilder:
             self._notices.append(TNotice(kind=event.code, text=event.message))
         elif isinstance(event, UsageUpdate):
             self._model = event.model or self._model
+        elif isinstance(event, MemberEvent) and event.visible and isinstance(event.event, Done):
+            # A team member's run is in its own session, not the cell's: its answer is kept here
+            # so the saved cell still shows what the member said (an anonymous worker's is not).
+            r = event.event.result
+            self._notices.append(TNotice(kind="member", text=f"{event.member} ({event.lane}, "
+                                         f"{r.stop_reason}): {r.text}"))
 
     def finish(self, result: RunResult) -> None:
         transcript = self.build(result)
