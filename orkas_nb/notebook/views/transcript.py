@@ -16,7 +16,6 @@ to its session, so what the cell shows is what was saved.
 
 from __future__ import annotations
 
-import json
 import platform
 import time
 from collections.abc import Callable, Sequence
@@ -46,6 +45,12 @@ from ...core.messages import (
     Usage,
     UserMessage,
 )
+from .transcript_text import ICON as _ICON
+from .transcript_text import STATUS_WORDS as _STATUS_WORDS
+from .transcript_text import call_line as _call_line
+from .transcript_text import duration as _duration
+from .transcript_text import html as _html
+from .transcript_text import quote as _quote
 
 if TYPE_CHECKING:
     from ...core.events import RunEvent, RunResult
@@ -246,33 +251,6 @@ class Transcript(_Model):
             "text/markdown": self.to_markdown(),
             "text/plain": self.to_text(),
         }
-
-
-_ICON = {"ok": "✓", "error": "✗", "rejected": "⊘", "interrupted": "■", "denied": "⊘"}
-_STATUS_WORDS = {"cancelled": "stopped", "loop_guard": "stopped by the loop guard",
-                 "max_steps": "stopped at the step limit", "error": "failed"}
-
-
-def _duration(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
-
-
-def _call_line(c: TToolCall) -> str:
-    if c.raw_arguments is not None:
-        args = c.raw_arguments
-    else:
-        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in c.arguments.items())
-    if len(args) > 120:
-        args = args[:117] + "..."
-    return f"{c.name}({args})"
-
-
-def _quote(text: str) -> str:
-    return "\n".join("> " + line for line in text.splitlines() or [""])
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _cut(text: str, limit: int) -> tuple[str, bool]:
