@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import threading
 import time
 from pathlib import Path
 from typing import Callable, Literal
@@ -28,8 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_serializer
 
 from ..core.errors import StateError
 from ..core.messages import new_id
-from ..harness.durable import DurableJsonl, decode_jsonl
+from ..harness.durable import decode_jsonl
 from ..harness.session import safe_name
+from .durable_log import DurableLog
 
 log = logging.getLogger(__name__)
 
@@ -103,36 +103,14 @@ _MESSAGE = TypeAdapter(BusMessage)
 Listener = Callable[[BusMessage], None]
 
 
-class MessageBus:
+class MessageBus(DurableLog):
     """The bus of one conversation: in memory (``path=None``) or a durable JSONL file."""
 
-    def __init__(
-        self,
-        path: str | os.PathLike[str] | None = None,
-        *,
-        readonly: bool = False,
-        durable: bool = True,
-    ) -> None:
-        self.path = Path(path) if path is not None else None
-        self.readonly = readonly
-        self.repair_notes: list[str] = []
+    what = "bus"
+
+    def _reset(self) -> None:
         self._messages: list[BusMessage] = []
         self._listeners: list[Listener] = []
-        self._lock = threading.Lock()  # tools run in worker threads; seq must not repeat
-        self._file: DurableJsonl | None = None
-        if self.path is not None:
-            self._file = DurableJsonl(self.path, readonly=readonly, durable=durable, what="bus")
-            try:
-                self._load()
-                if not readonly:
-                    self._file.open_for_append()
-            except BaseException:
-                self.close()
-                raise
-
-    @classmethod
-    def in_memory(cls) -> "MessageBus":
-        return cls(None)
 
     def _load(self) -> None:
         assert self._file is not None
@@ -146,9 +124,11 @@ class MessageBus:
             messages.append(m)
         self._messages = messages
         self.repair_notes = notes
-        if notes and not self.readonly:
-            # Cut the torn tail now, or the next post would glue itself to it.
+        if self.readonly:
+            return
+        if notes:  # cut the torn tail now, or the next post would glue itself to it
             self._file.rewrite(_line(m) for m in messages)
+        self._file.open_for_append()
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -201,15 +181,6 @@ class MessageBus:
     def get(self, message_id: str) -> BusMessage | None:
         return next((m for m in self._messages if m.id == message_id), None)
 
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-
-    def __enter__(self) -> "MessageBus":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _line(message: BusMessage) -> bytes:

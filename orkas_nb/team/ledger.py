@@ -23,7 +23,6 @@ a crash between the two repeats a notice rather than losing it).
 from __future__ import annotations
 
 import os
-import threading
 import time
 from pathlib import Path
 from typing import Annotated, Iterable, Literal
@@ -32,8 +31,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ..core.errors import StateError
 from ..core.messages import new_id
-from ..harness.durable import DurableJsonl, decode_jsonl
+from ..harness.durable import decode_jsonl
 from .bus import COMMANDER, check_member_name, team_folder
+from .durable_log import DurableLog
 
 # What of a member's final text reaches the commander (its tool result and the ledger): enough
 # for a report, small enough that eight parallel results do not flood its context. The full
@@ -118,35 +118,15 @@ def ledger_path(workspace: str | os.PathLike[str], conversation: str) -> Path:
     return team_folder(workspace, conversation) / "ledger.jsonl"
 
 
-class TaskLedger:
+class TaskLedger(DurableLog):
     """Floor holder and tasks of one conversation: in memory (``path=None``) or durable."""
 
-    def __init__(
-        self,
-        path: str | os.PathLike[str] | None = None,
-        *,
-        readonly: bool = False,
-        durable: bool = True,
-    ) -> None:
-        self.path = Path(path) if path is not None else None
-        self.readonly = readonly
-        self.repair_notes: list[str] = []
+    what = "ledger"
+
+    def _reset(self) -> None:
         self.interrupted_at_load: list[Task] = []  # what this open found unfinished
         self._tasks: dict[str, Task] = {}
         self._floor = Floor()
-        self._lock = threading.Lock()
-        self._file: DurableJsonl | None = None
-        if self.path is not None:
-            self._file = DurableJsonl(self.path, readonly=readonly, durable=durable, what="ledger")
-            try:
-                self._load()
-            except BaseException:
-                self.close()
-                raise
-
-    @classmethod
-    def in_memory(cls) -> "TaskLedger":
-        return cls(None)
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -288,15 +268,6 @@ class TaskLedger:
             return self._floor
         return self.pass_floor(COMMANDER, by=by)
 
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-
-    def __enter__(self) -> "TaskLedger":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _line(event: LedgerEvent) -> bytes:
