@@ -8,7 +8,8 @@ recording made against a local llama.cpp server replays with no server at all.
 
 Matching. Both sides normalise a request before comparing it, removing what legitimately
 changes between two runs of the same notebook: message ids and clocks, tool-call ids (renamed
-``call_1``, ``call_2``… in order of appearance), the session id (the prompt-cache key),
+``call_1``, ``call_2``… in order of appearance), other ids the runtime draws at random (a
+team's task ids, ``task_1``…), the session id (the prompt-cache key),
 absolute paths under the given roots (by default the working folder and HOME) and of this
 Python's libraries, ISO timestamps and durations, and a *host note* ending a tool result
 (:data:`HOST_NOTE`). A request that still differs fails loudly with
@@ -61,6 +62,8 @@ CASSETTE_VERSION = 1
 _EVENT: TypeAdapter[Any] = TypeAdapter(StreamEvent)
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b")
+# what core.messages.new_id makes: a lowercase prefix, "_", 20 hex digits (80 random bits)
+_RUNTIME_ID = re.compile(r"\b([a-z]+)_[0-9a-f]{20}\b")
 _SECRET_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-]{16,}"),
     re.compile(r"(?i)bearer\s+[A-Za-z0-9._\-~+/=]{8,}"),
@@ -134,7 +137,23 @@ def normalise_request(
         text = text.replace(prefix, placeholder)
     text = _TIMESTAMP.sub("<TIME>", text)
     text = _DURATION.sub("<DURATION>", text)
-    return json.loads(text)
+    return json.loads(_renumber_ids(text))
+
+
+def _renumber_ids(text: str) -> str:
+    """Ids the runtime draws at random (``new_id``: a team's ``task_…``) as ``task_1``, ``task_2``…
+    per prefix in order of appearance, as tool-call ids are."""
+    names: dict[str, str] = {}
+    counts: dict[str, int] = {}
+
+    def rename(match: re.Match[str]) -> str:
+        raw, prefix = match.group(0), match.group(1)
+        if raw not in names:
+            counts[prefix] = counts.get(prefix, 0) + 1
+            names[raw] = f"{prefix}_{counts[prefix]}"
+        return names[raw]
+
+    return _RUNTIME_ID.sub(rename, text)
 
 
 def _scrub(text: str, secrets: Sequence[str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from orkas_nb.core.events import RunResult, ToolEnd, Warning
+from orkas_nb.core.events import Done, MemberEvent, RunResult, ToolEnd, ToolStart, Warning
 from orkas_nb.core.messages import (
     AssistantMessage,
     ImageBlock,
@@ -100,13 +100,13 @@ def test_the_cost_is_recorded_on_the_model_that_answered_and_none_when_unknown()
 
     # Under Sonnet 4.5's 200K long-prompt threshold: $3 in, $15 out per million.
     usage = Usage(input_tokens=100_000, output_tokens=10_000)
-    b = TranscriptBuilder(lambda: [], cost=lambda model, u: cost_of(u, model))
+    b = TranscriptBuilder(list, cost=lambda model, u: cost_of(u, model))
     b.start(RunInfo(model="sonnet", session="s"))  # an alias: the catalog does not know it
     b.render(UsageUpdate(usage=usage, model_requests=1, model="claude-sonnet-4-5-20250929"))
     t = b.build(RunResult(usage=usage))
     assert t.cost_usd == 0.45 and "$0.4500" in t.to_markdown() and "$0.4500" in t.to_text()
     assert t.model_dump(mode="json")["cost_usd"] == 0.45
-    unknown = TranscriptBuilder(lambda: [], cost=lambda model, u: cost_of(u, model))
+    unknown = TranscriptBuilder(list, cost=lambda model, u: cost_of(u, model))
     unknown.start(RunInfo(model="ollama/llama3.2:3b"))
     t2 = unknown.build(RunResult(usage=usage))
     assert t2.cost_usd is None and "$" not in t2.to_markdown()
@@ -148,3 +148,29 @@ def test_the_transcript_saves_cores_types_in_the_schema_1_shape() -> None:
     assert set(data["messages"][1]["tool_calls"][0]) == {"id", "name", "arguments", "raw_arguments"}
     data["messages"][1]["tool_calls"][0]["future"] = 1  # a later writer's field: ignored on reading
     assert Transcript.model_validate(data).messages[1].tool_calls[0].name == "read_file"
+
+
+def test_parallel_members_answers_are_kept_in_the_order_they_were_dispatched() -> None:
+    """Members dispatched together finish in any order; the saved cell must read the same every
+    run, so their answers follow the commander's dispatch_to calls, whatever came back first."""
+    def member(name: str, lane: str = "dispatch") -> MemberEvent:
+        return MemberEvent(member=name, task_id=f"t-{name}", lane=lane,
+                           event=Done(result=RunResult(text=f"{name} says hi")))
+
+    def notices(*finished: MemberEvent) -> list[str]:
+        b = TranscriptBuilder(list)
+        b.start(RunInfo(prompt="p", model="m", session="s"))
+        for n, name in enumerate(("researcher", "writer", "checker")):
+            b.render(ToolStart(call_id=f"c{n}", name="dispatch_to", arguments={"agent": name, "task": "x"}))
+        b.render(Warning(code="reference", message="before"))
+        for event in finished:
+            b.render(event)
+        return [x.text.split(" ")[0] for x in b.build(RunResult(text="")).notices]
+
+    order = ["before", "researcher", "writer", "checker"]
+    assert notices(member("researcher"), member("writer"), member("checker")) == order
+    assert notices(member("checker"), member("researcher"), member("writer")) == order
+    assert notices(member("writer"), member("checker"), member("researcher")) == order
+    # a member speaking to the user (the floor) is not a dispatch: kept where it came
+    assert notices(member("writer"), member("checker", lane="floor"), member("researcher")) == [
+        "before", "writer", "checker", "researcher"]

@@ -1,8 +1,9 @@
-"""The second and third tutorials run headless end to end from their cassettes, with no key."""
+"""The second, third and fourth tutorials run headless end to end from their cassettes, with no key."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -90,3 +91,60 @@ def test_knowledge_and_memory_tutorial_replays_with_or_without_vectors(
     assert "refused" in _text(refused).lower() or "rejected" in _text(refused).lower(), _text(refused)
     notes = (tmp_path / ".orkas" / "memory").rglob("*")
     assert not any("id_rsa" in p.read_text(errors="replace") for p in notes if p.is_file())
+
+
+TEAM_TUTORIAL = "04-research-team"
+# what legitimately changes between two runs: clocks, and the ids a team draws for its tasks
+CLOCKS_AND_IDS = ((re.compile(r"\b\d+(?:\.\d+)? ?(?:ms|s)\b"), "<T>"),
+                  (re.compile(r"\btask_[0-9a-f]{20}\b"), "task_…"))
+
+
+def _run_team_tutorial(folder: Path) -> Any:
+    folder.mkdir()
+    for suffix in (".ipynb", ".cassette.jsonl"):
+        shutil.copy(REPO / "notebooks" / f"{TEAM_TUTORIAL}{suffix}", folder / f"{TEAM_TUTORIAL}{suffix}")
+    nb = nbformat.read(folder / f"{TEAM_TUTORIAL}.ipynb", as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    return nb
+
+
+def _saved_text(nb: Any, folder: Path) -> list[str]:
+    """Each code cell's saved outputs as text, with the folder, the clocks and task ids masked."""
+    out = []
+    for cell in (c for c in nb.cells if c.cell_type == "code"):
+        text = "".join(o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+        text = text.replace(str(folder), "<FOLDER>")
+        for pattern, mask in CLOCKS_AND_IDS:
+            text = pattern.sub(mask, text)
+        out.append(text)
+    return out
+
+
+def test_research_team_tutorial_replays_the_same_team_every_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commander dispatches to two members in parallel, @researcher speaks to one, a hand-off
+    gives the writer the floor until its <handback />; one cassette serves the whole team, and
+    two runs save the same cells although the members may finish in either order."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    first, again = (_run_team_tutorial(tmp_path / name) for name in ("a", "b"))
+    cells = [c for c in first.cells if c.cell_type == "code" and c.source.startswith("%%agent")]
+    bundles = [next(o["data"][TRANSCRIPT] for o in c.outputs if TRANSCRIPT in o.get("data", {})) for c in cells]
+    assert [b["status"] for b in bundles] == ["end_turn"] * 4
+    members = [[n["text"] for n in b["notices"] if n["kind"] == "member"] for b in bundles]
+    floors = [[n["text"] for n in b["notices"] if n["kind"] == "floor"] for b in bundles]
+    calls = [c["name"] for m in bundles[0]["messages"] for c in m.get("tool_calls") or []]
+    assert calls == ["dispatch_to", "dispatch_to"]
+    assert [m.split(" (")[0] for m in members[0]] == ["researcher", "writer"]  # dispatch order
+    assert "support **3.1** out of 5" in bundles[0]["messages"][-1]["text"]  # the synthesis
+    # @researcher: the member answers, the commander is not asked
+    assert bundles[1]["messages"] == [] and members[1] == [
+        "researcher (floor, end_turn): Support is least satisfied: 3.1 out of 5, from 14 answers (data/survey.csv)."]
+    assert "writer has the floor" in floors[2][0] and members[2][0].startswith("writer (floor, end_turn)")
+    # the @-less cell went to the writer, whose <handback /> gave the floor back
+    assert members[3][0].startswith("writer (floor, end_turn)") and members[3][0].endswith("<handback />")
+    assert "the floor is back with the commander" in floors[3][0]
+    assert bundles[3]["messages"][-1]["text"].startswith("The newsletter paragraph is settled")
+    listed = next(c for c in first.cells if c.cell_type == "code" and c.source == "%agent agents")
+    assert "tools       read_file, grep_files" in listed.outputs[0]["text"]
+    assert _saved_text(first, tmp_path / "a") == _saved_text(again, tmp_path / "b")

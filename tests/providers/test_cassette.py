@@ -178,3 +178,22 @@ async def test_agents_that_ran_concurrently_replay_in_any_order(tmp_path):
     assert replay.remaining == 0
     with pytest.raises(ReplayMismatchError, match="has 3 recorded calls"):
         await replay.complete(asks[0])
+
+
+def test_ids_the_runtime_draws_are_renumbered_in_order_and_other_text_still_counts():
+    """A team's task ids are random per run ("Task task_<20 hex> from commander:"); two runs of
+    the same conversation match, a changed task text or a different pairing of ids does not."""
+    from orkas_nb.core.messages import new_id
+
+    def ask(first: str, second: str, text: str = "count the rows") -> ModelRequest:
+        return ModelRequest(model="m", messages=[
+            user_message(f"Task {first} from commander:\n{text}"),
+            user_message(f"Done: {first}; still open: {second}, {first}")])
+
+    run_1, run_2 = (new_id("task"), new_id("task")), (new_id("task"), new_id("task"))
+    seen = normalise_request(ask(*run_1))
+    assert normalise_request(ask(*run_2)) == seen
+    assert "Task task_1 from" in seen["messages"][0]["content"][0]["text"]
+    assert seen["messages"][1]["content"][0]["text"] == "Done: task_1; still open: task_2, task_1"
+    assert normalise_request(ask(*run_2, text="count the columns")) != seen
+    assert normalise_request(ask(run_2[0], run_2[0])) != seen  # one task where there were two

@@ -32,6 +32,7 @@ from ...core.events import (
     Retry,
     RunStats,
     ToolEnd,
+    ToolStart,
     UsageUpdate,
     Warning,
 )
@@ -318,6 +319,10 @@ class TranscriptBuilder:
         self._durations: dict[str, float] = {}
         self._files: dict[str, list[str]] = {}
         self._notices: list[TNotice] = []
+        # parallel members finish in any order, the saved cell must not: a dispatched member's
+        # answer goes in the order of the dispatch_to calls (rank by id of its notice)
+        self._dispatched: list[str] = []
+        self._ranks: dict[int, int] = {}
         self._info: RunInfo | None = None
         self.transcript: Transcript | None = None
 
@@ -325,7 +330,11 @@ class TranscriptBuilder:
         self._info = info
 
     def render(self, event: RunEvent) -> None:
-        if isinstance(event, ToolEnd):
+        if isinstance(event, ToolStart) and event.name == "dispatch_to":
+            agent = event.arguments.get("agent")
+            if isinstance(agent, str) and agent not in self._dispatched:
+                self._dispatched.append(agent)
+        elif isinstance(event, ToolEnd):
             self._durations[event.call_id] = event.duration_s
             if event.output_files:
                 self._files[event.call_id] = list(event.output_files)
@@ -343,8 +352,14 @@ class TranscriptBuilder:
             # A team member's run is in its own session, not the cell's: its answer is kept here
             # so the saved cell still shows what the member said (an anonymous worker's is not).
             r = event.event.result
-            self._notices.append(TNotice(kind="member", text=f"{event.member} ({event.lane}, "
-                                         f"{r.stop_reason}): {r.text}"))
+            notice = TNotice(kind="member", text=f"{event.member} ({event.lane}, {r.stop_reason}): {r.text}")
+            rank = self._dispatched.index(event.member) if event.lane == "dispatch" and \
+                event.member in self._dispatched else -1
+            at = len(self._notices)  # before the answers just in from later dispatches
+            while rank >= 0 and at and self._ranks.get(id(self._notices[at - 1]), -1) > rank:
+                at -= 1
+            self._ranks[id(notice)] = rank
+            self._notices.insert(at, notice)
 
     def finish(self, result: RunResult) -> None:
         transcript = self.build(result)
