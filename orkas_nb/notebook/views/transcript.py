@@ -46,12 +46,15 @@ from ...core.messages import (
     Usage,
     UserMessage,
 )
+from .transcript_text import ARGUMENT_CHARS  # noqa: F401  (re-exported)
 from .transcript_text import ICON as _ICON
 from .transcript_text import STATUS_WORDS as _STATUS_WORDS
 from .transcript_text import call_line as _call_line
+from .transcript_text import cut as _cut
 from .transcript_text import duration as _duration
 from .transcript_text import html as _html
 from .transcript_text import quote as _quote
+from .transcript_text import saved_arguments as _arguments
 
 if TYPE_CHECKING:
     from ...core.events import RunEvent, RunResult
@@ -61,7 +64,6 @@ if TYPE_CHECKING:
 TRANSCRIPT_MIME = "application/vnd.orkas.transcript+json"
 SCHEMA_VERSION = 1
 RESULT_CHARS = 4000  # per tool result kept in the saved notebook; the session file has it all
-ARGUMENT_CHARS = 2000
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -252,20 +254,6 @@ class Transcript(_Model):
             "text/markdown": self.to_markdown(),
             "text/plain": self.to_text(),
         }
-
-
-def _cut(text: str, limit: int) -> tuple[str, bool]:
-    return (text, False) if len(text) <= limit else (text[:limit], True)
-
-
-def _arguments(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Arguments as saved: long string values (a file's content) are cut."""
-    out: dict[str, Any] = {}
-    for k, v in arguments.items():
-        if isinstance(v, str) and len(v) > ARGUMENT_CHARS:
-            v = v[:ARGUMENT_CHARS] + f"… [{len(v) - ARGUMENT_CHARS} more characters]"
-        out[k] = v
-    return out
 
 
 def convert_messages(messages: Sequence[Message], durations: dict[str, float] | None = None,
