@@ -30,10 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentSkills", "SkillsChoice", "agent_skills", "discover"]
 
-# True: every skill (the commander's role); a list: those names (a named agent); False: none.
-SkillsChoice = bool | Sequence[str]
-
-
 @dataclass
 class AgentSkills:
     """What one agent is given of the skills: the skills, the catalog for its system prompt,
@@ -62,6 +58,11 @@ class AgentSkills:
                  "can still load them by name through the skill tool")]
 
 
+# True: every skill (the commander's role); a list: those names (a named agent); False: none;
+# or skills already wired (the notebook wires them once per cell, for its tools and its Agent).
+SkillsChoice = bool | Sequence[str] | AgentSkills
+
+
 def open_tier_default() -> bool:
     """``$ORKAS_OPEN_TIER_SKILLS``: other tools' global skill folders are read unless it is off."""
     raw = os.environ.get("ORKAS_OPEN_TIER_SKILLS", "").strip().lower()
@@ -71,6 +72,8 @@ def open_tier_default() -> bool:
 def agent_skills(workspace: str | Path, skills: SkillsChoice = True, *, open_tier: bool | None = None,
                  budget_chars: int | None = None) -> AgentSkills:
     """The skills wiring of one agent in ``workspace``; see the module doc."""
+    if isinstance(skills, AgentSkills):
+        return skills
     if skills is False:
         return AgentSkills()
     from ..team.skill_tool import (DEFAULT_CATALOG_CHARS, skill_catalog, skill_readonly_paths,

@@ -26,6 +26,7 @@ A skill found in a higher root shadows a lower one of the same name, with a warn
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -141,11 +142,22 @@ def open_tier_roots(home: Path | None = None, env: Mapping[str, str] | None = No
     tools share one, whether or not it exists (discovery skips missing folders)."""
     env = os.environ if env is None else env
     home = Path(home) if home is not None else Path.home()
+    return list(_open_tier_roots(home, *(env.get(k) or None for k in _OPEN_TIER_ENV)))
+
+
+_OPEN_TIER_ENV = ("XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")
+
+
+@functools.lru_cache(maxsize=8)
+def _open_tier_roots(home: Path, xdg: str | None, claude: str | None,
+                     codex: str | None) -> tuple[SkillRoot, ...]:
+    # Kept per home and environment: every Agent asks (a team builds one per member), and the
+    # paths and their realpath() were most of a new agent's skill wiring.
     bases = {
         "home": home,
-        "config": Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config",
-        "claude": Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude",
-        "codex": Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex",
+        "config": Path(xdg) if xdg else home / ".config",
+        "claude": Path(claude) if claude else home / ".claude",
+        "codex": Path(codex) if codex else home / ".codex",
     }
     roots: list[SkillRoot] = []
     seen: set[Path] = set()
@@ -155,7 +167,7 @@ def open_tier_roots(home: Path | None = None, env: Mapping[str, str] | None = No
         if key not in seen:
             seen.add(key)
             roots.append(SkillRoot(path=path, tier="open", label=f"{tool} global folder"))
-    return roots
+    return tuple(roots)
 
 
 def entry_point_roots(group: str = ENTRY_POINT_GROUP) -> tuple[list[SkillRoot], list[Problem]]:

@@ -170,8 +170,8 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
         from ...agent.skills_wiring import agent_skills
 
         # The skills' folders are the tools' read-only folders (kept with the tools per set).
-        readonly = tuple(map(str, agent_skills(state.workspace, skills,
-                                               open_tier=config.open_tier_skills).readonly_paths))
+        wired = agent_skills(state.workspace, skills, open_tier=config.open_tier_skills)
+        readonly = tuple(map(str, wired.readonly_paths))
         tools = _tools(state, opts, name, services, readonly)
         session = state.open_session(name)
         agent = Agent(
@@ -181,7 +181,7 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
             services=services,
             # The workspace's switches decide memory and the knowledge base; --no-tools: neither.
             memory=False if opts.no_tools else None, knowledge=False if opts.no_tools else None,
-            kb_embedder=config.kb_embedder, skills=skills, open_tier_skills=config.open_tier_skills,
+            kb_embedder=config.kb_embedder, skills=wired, open_tier_skills=config.open_tier_skills,
         )
         team, warnings = _team(state, opts, agent, name)
     except OrkasError as exc:
