@@ -1,0 +1,39 @@
+"""Connectors: MCP servers the user configures, their consent, their secrets (SPEC §12).
+
+A capability package beside ``tools``, ``memory`` and ``team`` (it imports only ``core`` and
+``harness``); the composition root (:mod:`orkas_nb.agent.assembly`) gives an agent the tools
+of the approved servers. Modules:
+
+- :mod:`.config`   ``.orkas/mcp.json`` and the user's ``mcp.json`` (``mcpServers`` shape)
+- :mod:`.secrets`  every ``env``/``headers`` value encrypted at rest (Fernet)
+- :mod:`.consent`  approvals outside the workspace, keyed by name, launch and tool hash
+- :mod:`.runtime`  the one place servers start, live with the process and stop
+- :mod:`.tools`    server tools as agent tools (names, per-pair confirmation, results)
+- :mod:`.review`   asking the user before a first start and after changed tools
+
+The SDK (``mcp``) is imported only when a server starts: ``import orkas_nb`` stays light.
+Room is kept here for the other doors of the open host (external skill packages, the reverse
+gateway), each in a module of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["connector_tools", "review", "shutdown"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "connector_tools":
+        from .tools import connector_tools
+
+        return connector_tools
+    if name == "review":
+        from .review import review
+
+        return review
+    if name == "shutdown":
+        from .runtime import shutdown
+
+        return shutdown
+    raise AttributeError(name)
