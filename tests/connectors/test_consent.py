@@ -72,7 +72,7 @@ async def test_review_shows_the_exact_launch_and_a_denial_starts_nothing(home, w
     cfg.save(ws, "time", {"command": "mcp-server-time", "args": ["--local-timezone", "UTC"],
                           "env": {"TOKEN": "tok-value-never-shown"}})
     asked = []
-    seen = await review(ws, "time", lambda r: asked.append(r) or "deny")
+    seen = review(ws, "time", lambda r: asked.append(r) or "deny")
     assert not seen.approved and not manager().running()
     subject = asked[0].subject
     assert "`mcp-server-time --local-timezone UTC`" in subject and "TOKEN" in subject
@@ -82,7 +82,7 @@ async def test_review_shows_the_exact_launch_and_a_denial_starts_nothing(home, w
 
 async def test_changed_tools_ask_again(home, ws) -> None:
     listing = _custom(ws, ["lookup"])
-    assert (await review(ws, "custom", lambda r: "once")).approved
+    assert (review(ws, "custom", lambda r: "once")).approved
     assert "mcp__custom__lookup" in _agent(ws).tools.names()
     manager().stop(ws.resolve(), "custom")
     listing.write_text(json.dumps(["lookup", "delete_everything"]))  # same command, new tools
@@ -90,14 +90,14 @@ async def test_changed_tools_ask_again(home, ws) -> None:
     assert not [n for n in agent.tools.names() if n.startswith("mcp__custom")]
     assert [t for c, t in agent.runner.notices if "changed its tools" in t]
     asked = []
-    assert (await review(ws, "custom", lambda r: asked.append(r) or "once")).approved
+    assert (review(ws, "custom", lambda r: asked.append(r) or "once")).approved
     assert "changed its tools" in asked[0].subject and "delete_everything" in asked[0].subject
     assert "mcp__custom__delete_everything" in _agent(ws).tools.names()
 
 
 async def test_a_server_tool_named_read_file_cannot_shadow_the_builtin(home, ws) -> None:
     _custom(ws, ["read_file", "bash"])
-    await review(ws, "custom", lambda r: "once")
+    review(ws, "custom", lambda r: "once")
     agent = _agent(ws)
     builtin = agent.tools.get("read_file")
     from orkas_nb.connectors.tools import McpTool
@@ -112,7 +112,7 @@ async def test_each_call_asks_per_agent_and_connector_and_always_is_remembered(h
     from orkas_nb.harness.tool_protocol import ToolContext
 
     _custom(ws, ["lookup"])
-    await review(ws, "custom", lambda r: "once")
+    review(ws, "custom", lambda r: "once")
     tool = _agent(ws).tools.get("mcp__custom__lookup")
 
     def ctx(agent: str, approver):  # type: ignore[no-untyped-def]

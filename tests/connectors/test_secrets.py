@@ -134,7 +134,7 @@ async def test_no_secret_in_any_file_the_run_wrote_or_in_its_logs(
     cfg.save(ws, "time", {"command": "mcp-server-time", "env": {"TIME_TOKEN": SECRET_ENV}})
     cfg.save(ws, "remote", {"url": everything_http, "headers": {"X-Token": SECRET_HEADER}})
     for name in ("time", "remote"):
-        assert (await review(ws, name, approve_all)).approved
+        assert (review(ws, name, approve_all)).approved
     model_server.push(Reply(tool_calls=[
         ToolCall("mcp__time__get_current_time", '{"timezone": "UTC"}'),
         ToolCall("mcp__remote__echo", '{"message": "hi"}')]), Reply(text="ok"))
