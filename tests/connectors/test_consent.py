@@ -15,7 +15,7 @@ from orkas_nb import Agent
 from orkas_nb.connectors import config as cfg
 from orkas_nb.connectors import names
 from orkas_nb.connectors.consent import ConsentStore
-from orkas_nb.connectors.review import review
+from orkas_nb.connectors.asking import review
 from orkas_nb.connectors.runtime import manager
 from orkas_nb.testing import ScriptedModel
 

@@ -15,7 +15,7 @@ import pytest
 from orkas_nb import Agent
 from orkas_nb.connectors import config as cfg
 from orkas_nb.connectors import secrets
-from orkas_nb.connectors.review import review
+from orkas_nb.connectors.asking import review
 from tests.fakes.model_server import Reply, ToolCall
 
 SECRET_ENV = "env-secret-5f1e-never-on-disk"

@@ -12,7 +12,7 @@ import pytest
 
 from orkas_nb import Agent
 from orkas_nb.connectors import config as cfg
-from orkas_nb.connectors.review import review
+from orkas_nb.connectors.asking import review
 from orkas_nb.connectors.runtime import manager
 from tests.fakes.model_server import Reply, ToolCall
 

@@ -109,7 +109,7 @@ def _list(state: NotebookState, tail: str) -> None:
 
 
 def _test(state: NotebookState, tail: str) -> None:
-    from ...connectors.review import review
+    from ...connectors.asking import review
 
     words = shlex.split(tail)
     yes = "--yes" in words
