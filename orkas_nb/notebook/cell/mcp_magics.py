@@ -3,7 +3,8 @@
 - ``%agent mcp add NAME [--user] COMMAND [ARG ...] [--env K=V ...]``: a local server;
   ``%agent mcp add NAME [--user] URL [--header K=V ...]``: a remote one (streamable HTTP);
   ``%agent mcp add NAME [--user] {JSON}``: an entry pasted from another host (``mcpServers``
-  shape, a whole ``{"mcpServers": …}`` block included). Values are sealed at once (only
+  shape, a whole ``{"mcpServers": …}`` block included), or ``$var``, a notebook variable holding
+  one (a dict or its JSON). Values are sealed at once (only
   references reach the file); ``--user`` writes the user's file instead of the workspace's.
 - ``%agent mcp list``: every server, where it is configured, and whether it is approved.
 - ``%agent mcp test NAME [--yes]``: shows the exact launch, asks (``--yes``: the line itself is
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from ..state import NotebookState
 
 MCP_USAGE = ("%agent mcp add NAME [--user] (COMMAND [ARG ...] [--env K=V] | URL [--header K=V] "
-             "| {JSON}) | list | test NAME [--yes] | tools [NAME] | allow NAME [AGENT] | remove NAME")
+             "| {JSON} | $VAR) | list | test NAME [--yes] | tools [NAME] | allow NAME [AGENT] | remove NAME")
 
 
 def mcp_command(state: NotebookState, rest: str) -> None:
@@ -56,7 +57,12 @@ def _add(state: NotebookState, tail: str) -> None:
         raise UsageError(f"%agent mcp add needs a name and a server; usage: {MCP_USAGE}")
     user = spec.startswith("--user")
     spec = spec.removeprefix("--user").strip()
-    if spec.startswith("{"):
+    if spec.startswith("$"):  # an entry (dict or JSON text) held by a notebook variable
+        held = state.shell.user_ns.get(spec[1:].strip(), None)
+        if not isinstance(held, (dict, str)):
+            raise UsageError(f"{spec} is not a dict or JSON text in the notebook")
+        entry = cfg.parse_entry(name, held)
+    elif spec.startswith("{"):
         entry = cfg.parse_entry(name, spec)
     else:
         entry = cfg.parse_entry(name, _entry_from_words(shlex.split(spec)))
