@@ -166,3 +166,33 @@ def test_a_pasted_mcp_servers_block_is_accepted_as_is(home, ws) -> None:
     pasted = '{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "srv"], "env": {"K": "v"}}}}'
     entry = cfg.parse_entry("fs", pasted)
     assert entry["command"] == "npx" and entry["env"] == {"K": "v"}
+
+
+async def test_always_is_for_connector_pairs_only() -> None:
+    from orkas_nb.harness.approval import (ApprovalGate, ApprovalRequest, Decision, prompt_answer,
+                                           prompt_text)
+
+    def request(kind: str) -> ApprovalRequest:
+        return ApprovalRequest(kind=kind, category="c", subject="s", reasons=[], scope_key=kind,
+                               scope_text="")
+
+    from orkas_nb.harness.cancellation import AbortSignal
+
+    gate, run = ApprovalGate(lambda r: "always"), AbortSignal()
+    assert await gate.ask(request("command"), run=run) is Decision.RUN  # never beyond the run
+    assert await gate.ask(request("connector"), run=run) is Decision.ALWAYS
+    assert "[a]lways" in prompt_text(request("connector"))
+    assert "[a]lways" not in prompt_text(request("command"))
+    assert prompt_answer("a") is Decision.ALWAYS
+
+
+def test_the_approval_widget_offers_always_for_a_connector_only() -> None:
+    from orkas_nb.harness.approval import ApprovalRequest, Decision
+    from orkas_nb.notebook.approvals.widgets import ApprovalPrompt
+
+    def prompt(kind: str) -> ApprovalPrompt:
+        return ApprovalPrompt("id1", ApprovalRequest(kind=kind, category="c", subject="s", reasons=[],
+                                              scope_key="k", scope_text="agent → srv"), None)
+
+    assert Decision.ALWAYS in prompt("connector").buttons
+    assert Decision.ALWAYS not in prompt("command").buttons

@@ -62,3 +62,17 @@ def test_mcp_magics_a_cell_using_a_server_and_shutdown(tmp_path: Path) -> None:
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
     assert (ws / ".orkas" / "mcp" / "time.log").is_file()
+
+
+def test_a_server_that_cannot_start_is_one_usage_line(tmp_path: Path) -> None:
+    ws = tmp_path / "project"
+    ws.mkdir()
+    env = {"ORKAS_RENDERER": "text", "ORKAS_CONFIG_DIR": str(tmp_path / "config"), "ORKAS_KEYRING": "0"}
+    with Kernel(ws, env=env) as k:
+        k.run(SETUP)
+        k.run("%agent mcp add gone no-such-mcp-server-binary-xyz")
+        err = k.run("%agent mcp test gone --yes", allow_error=True).stream("stderr")
+        assert err.startswith("UsageError: ") and "'gone' could not start" in err
+        assert "\n" not in err.strip()
+        err = k.run("%agent mcp test nobody", allow_error=True).stream("stderr")
+        assert err.startswith("UsageError: ") and "no MCP server named 'nobody'" in err
