@@ -29,6 +29,11 @@ def test_mcp_magics_a_cell_using_a_server_and_shutdown(tmp_path: Path) -> None:
         assert "`mcp-server-time --local-timezone UTC`; environment: TOKEN" in out and SECRET not in out
         assert "not approved" in k.run("%agent mcp list").stream()
         assert "'time' is not approved" in k.run("%agent mcp tools").stream()
+        # A cell before approval: the agent runs without the server, and the user is told why.
+        k.run('m0 = ScriptedModel([reply("no clock here")])')
+        before = k.transcript(k.run("%%agent -m $m0\nWhat time is it?"))
+        assert [n for n in before["notices"] if n["kind"] == "mcp" and "'time' is not approved" in n["text"]]
+        assert not [t for t in k.value("[t.name for t in m0.requests[0].tools]") if t.startswith("mcp__")]
         # Nobody can answer input() here: asking refuses and says how to approve.
         refused = k.run("%agent mcp test time").stream()
         assert "cannot ask here" in refused and "not approved" in refused
