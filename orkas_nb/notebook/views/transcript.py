@@ -135,7 +135,7 @@ class Transcript(_Model):
     provenance: Provenance = Field(default_factory=Provenance)
 
     @model_serializer(mode="wrap")
-    def _drop_no_lanes(self, handler: SerializerFunctionWrapHandler):  # noqa: ANN202 - keeps the schema
+    def _drop_no_lanes(self, handler: SerializerFunctionWrapHandler):  # no return type: the schema stays
         # a run without lanes saves the JSON it saved before lanes existed
         data = handler(self)
         if isinstance(data, dict) and not data.get("lanes"):
@@ -182,7 +182,8 @@ class Transcript(_Model):
             while lanes and lanes[0].after <= n:
                 lane = lanes.pop(0)
                 name = f"[{lane.member}]"
-                out += [f"{name} {line}" for m2 in lane.messages for line in _message_text(m2)]
+                out += [f"{name} {line}" for m2 in lane.messages
+                        for text in _message_text(m2) for line in text.split("\n")]
                 if lane.handed_back:
                     out.append(f"{name} [{HANDED_BACK}]")
                 out.append(f"{name} [{_lane_facts(lane)}]")
