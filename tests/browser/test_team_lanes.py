@@ -9,7 +9,6 @@ running at once, each with its own words.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 

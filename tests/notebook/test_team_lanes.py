@@ -115,7 +115,7 @@ def test_the_lanes_of_two_parallel_dispatches_stream_at_once(parallel) -> None:
 
 
 def test_the_saved_transcript_keeps_each_lane_in_place_with_its_own_messages(parallel) -> None:
-    events, t = parallel
+    _, t = parallel
     assert [(x.member, x.kind, x.status) for x in t.lanes] == [
         ("researcher", "dispatch", "done"), ("writer", "dispatch", "done"),
         ("checker", "worker", "done")]  # the anonymous worker is not saved

@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 
 __all__ = ["LaneBox", "WidgetLanes", "lane_title"]
 
+def _ipw() -> Any:
+    import ipywidgets  # loaded on use, as the live view does
+
+    return ipywidgets
+
+
 _WORDS = {"running": "running…", "done": "done", "stopped": "stopped", "error": "failed"}
 
 
@@ -35,8 +41,6 @@ class LaneBox:
     """The widgets of one lane: an Accordion (open while it runs) around its own body."""
 
     def __init__(self, view: LiveRenderer, lane: Lane) -> None:
-        from .live import _ipw
-
         self.view, self.lane = view, lane
         self.body = view._widget(_ipw().VBox([]), "orkas-lane-body")
         self.fold = view._widget(_ipw().Accordion([self.body], titles=(lane_title(lane),),
@@ -53,8 +57,6 @@ class LaneBox:
         return self.text
 
     def draw(self, inner: Any) -> None:
-        from .live import _ipw
-
         if isinstance(inner, ToolStart):
             self.flush()
             self.text = None
@@ -84,8 +86,6 @@ class LaneBox:
         self.retitle()
 
     def _note(self, text: str, css: str) -> None:
-        from .live import _ipw
-
         self.text = None
         self.view._append(self.body, self.view._widget(_ipw().HTML(notice_html(text)), css))
 
