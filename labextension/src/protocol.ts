@@ -8,17 +8,21 @@ export const HANDSHAKE_TARGET = 'orkas_nb.lab';
 export const PROBE_PREFIX = 'orkas-nb-probe-';
 export const TRANSCRIPT_MIME = 'application/vnd.orkas.transcript+json';
 
-export interface ITextItem {
+/** Set on an item of a team member's run: the task id of the lane it is drawn in. */
+export interface ILaneTagged {
+  lane?: string;
+}
+export interface ITextItem extends ILaneTagged {
   k: 'text' | 'thinking';
   text: string;
 }
-export interface IToolStartItem {
+export interface IToolStartItem extends ILaneTagged {
   k: 'tool_start';
   id: string;
   name: string;
   args: Record<string, unknown>;
 }
-export interface IToolEndItem {
+export interface IToolEndItem extends ILaneTagged {
   k: 'tool_end';
   id: string;
   name: string;
@@ -27,7 +31,7 @@ export interface IToolEndItem {
   truncated: boolean;
   duration_s: number;
 }
-export interface INoticeItem {
+export interface INoticeItem extends ILaneTagged {
   k: 'notice';
   level: 'info' | 'warn' | 'error';
   kind: string;
@@ -57,7 +61,23 @@ export interface IDoneItem {
   error: string;
 }
 
+/** A team member's lane as it is now (opened by the first, redrawn by each later one). */
+export interface ILaneItem {
+  k: 'lane';
+  lane: string;
+  member: string;
+  kind: 'dispatch' | 'worker' | 'floor';
+  status: 'running' | 'done' | 'stopped' | 'error';
+  requests: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost: number | null;
+  handed_back: boolean;
+  error: string;
+}
+
 export type RunItem =
+  | ILaneItem
   | ITextItem
   | IToolStartItem
   | IToolEndItem

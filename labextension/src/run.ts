@@ -8,9 +8,17 @@ import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/ba
 
 import { ApprovalPrompt, notice, ToolCard } from './cards';
 import { duration, el } from './format';
+import { LaneBox } from './lanes';
 import { StreamingMarkdown } from './markdown';
 import { appMarkdown } from './rendermime';
 import { IErrorMessage, IItemsMessage, MODULE_NAME, MODULE_VERSION, RunItem } from './protocol';
+
+/** Where items are drawn: the run's own body, or one team member's lane. */
+interface ISink {
+  body: HTMLElement;
+  text: StreamingMarkdown | null;
+  thinking: HTMLElement | null;
+}
 
 export class RunModel extends DOMWidgetModel {
   items: RunItem[] = [];
@@ -88,8 +96,8 @@ export class RunView extends DOMWidgetView {
   private _steer!: HTMLInputElement;
   private _steerButton!: HTMLButtonElement;
   private _errors!: HTMLDivElement;
-  private _text: StreamingMarkdown | null = null;
-  private _thinking: HTMLElement | null = null;
+  private _main: ISink = { body: document.createElement('div'), text: null, thinking: null };
+  private _lanes = new Map<string, { box: LaneBox; sink: ISink }>();
   private _cards = new Map<string, ToolCard>();
   private _prompts = new Map<string, ApprovalPrompt>();
   private _clock: number | null = null;
@@ -113,6 +121,7 @@ export class RunView extends DOMWidgetView {
     bar.append(this._status, this._facts, this._stop);
 
     this._body = el('div', 'orkas-run-body');
+    this._main = { body: this._body, text: null, thinking: null };
     this._errors = el('div', 'orkas-run-errors');
     this._errors.setAttribute('aria-live', 'assertive');
 
@@ -150,33 +159,61 @@ export class RunView extends DOMWidgetView {
     return super.remove();
   }
 
+  /** The sink an item is drawn in: its lane's (a team member's run), else the run's body. */
+  private _sink(item: RunItem): ISink {
+    const lane = 'lane' in item && item.lane ? this._lanes.get(item.lane) : undefined;
+    return lane ? lane.sink : this._main;
+  }
+
+  private _lane(item: Extract<RunItem, { k: 'lane' }>): void {
+    let lane = this._lanes.get(item.lane);
+    if (!lane) {
+      const box = new LaneBox(item.member, item.kind);
+      lane = { box, sink: { body: box.body, text: null, thinking: null } };
+      this._lanes.set(item.lane, lane);
+      this._body.appendChild(box.node);
+      // what the commander says next is a new segment, below the lane
+      this._main.text = null;
+      this._main.thinking = null;
+    }
+    lane.box.update(item);
+    this.el.dataset.lanesRunning = String(
+      [...this._lanes.values()].filter(l => l.box.node.dataset.status === 'running').length
+    );
+  }
+
   private _apply(items: RunItem[]): void {
     for (const item of items) {
+      if (item.k === 'lane') {
+        this._lane(item);
+        continue;
+      }
+      const sink = this._sink(item);
       switch (item.k) {
         case 'text':
-          if (!this._text) {
-            this._text = new StreamingMarkdown(appMarkdown());
-            this._body.appendChild(this._text.node);
+          if (!sink.text) {
+            sink.text = new StreamingMarkdown(appMarkdown());
+            sink.body.appendChild(sink.text.node);
           }
-          this._text.append(item.text);
-          this._thinking = null;
+          sink.text.append(item.text);
+          sink.thinking = null;
           break;
         case 'thinking':
-          if (!this._thinking) {
+          if (!sink.thinking) {
             const box = el('details', 'orkas-thinking');
             box.append(el('summary', '', 'Thinking'));
-            this._thinking = el('div', 'orkas-thinking-text');
-            box.appendChild(this._thinking);
-            this._body.appendChild(box);
+            sink.thinking = el('div', 'orkas-thinking-text');
+            box.appendChild(sink.thinking);
+            sink.body.appendChild(box);
           }
-          this._thinking.append(item.text);
+          sink.thinking.append(item.text);
           break;
         case 'tool_start': {
           const card = new ToolCard(item.name, item.args);
           this._cards.set(item.id, card);
-          this._body.appendChild(card.node);
-          this._text = null;
-          this._thinking = null;
+          sink.body.appendChild(card.node);
+          sink.text = null;
+          sink.thinking = null;
           break;
         }
         case 'tool_end': {
@@ -184,14 +221,14 @@ export class RunView extends DOMWidgetView {
           if (!card) {
             card = new ToolCard(item.name, {});
             this._cards.set(item.id, card);
-            this._body.appendChild(card.node);
+            sink.body.appendChild(card.node);
           }
           card.finish(item.status, item.result, item.truncated, item.duration_s);
           break;
         }
         case 'notice':
-          this._body.appendChild(notice(item.level, item.kind, item.text));
-          this._text = null;
+          sink.body.appendChild(notice(item.level, item.kind, item.text));
+          sink.text = null;
           break;
         case 'approval': {
           const prompt = new ApprovalPrompt(item, (id, answer) =>
@@ -199,7 +236,7 @@ export class RunView extends DOMWidgetView {
           );
           this._prompts.set(item.id, prompt);
           this._body.appendChild(prompt.node);
-          this._text = null;
+          this._main.text = null;
           break;
         }
         case 'approval_done':

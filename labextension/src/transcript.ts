@@ -11,6 +11,7 @@ import { Widget } from '@lumino/widgets';
 
 import { notice, ToolCard } from './cards';
 import { duration, el } from './format';
+import { LaneBox } from './lanes';
 import { MarkdownRender } from './markdown';
 import { markdownWith } from './rendermime';
 import { planGraph } from './plan';
@@ -37,6 +38,21 @@ interface IMessage {
   model?: string | null;
 }
 
+/** A team member's run (transcript_lanes.py TLane), drawn after `after` of the messages. */
+interface ILane {
+  task_id?: string;
+  member?: string;
+  kind?: string;
+  status?: string;
+  after?: number;
+  usage?: { input_tokens?: number; output_tokens?: number };
+  cost_usd?: number | null;
+  model_requests?: number;
+  handed_back?: boolean;
+  error?: string;
+  messages?: IMessage[];
+}
+
 export interface ITranscript {
   schema_version?: number;
   agent?: string;
@@ -52,6 +68,7 @@ export interface ITranscript {
   output_files?: string[];
   provenance?: { model?: string; session?: string; replay?: string | null };
   plan?: IPlan | null;
+  lanes?: ILane[];
 }
 
 const STATUS_WORDS: Record<string, string> = {
@@ -61,6 +78,69 @@ const STATUS_WORDS: Record<string, string> = {
   loop_guard: 'Stopped by the loop guard',
   max_steps: 'Stopped at the step limit'
 };
+
+function drawLane(
+  lane: ILane,
+  cards: Map<string, ToolCard>,
+  pending: Promise<void>[],
+  md: MarkdownRender
+): HTMLElement {
+  const box = new LaneBox(lane.member ?? 'agent', lane.kind ?? 'dispatch');
+  box.update({
+    status: lane.status === 'running' ? 'stopped' : lane.status,
+    requests: lane.model_requests,
+    tokens_in: lane.usage?.input_tokens,
+    tokens_out: lane.usage?.output_tokens,
+    cost: lane.cost_usd,
+    handed_back: lane.handed_back,
+    error: lane.error
+  });
+  for (const m of lane.messages ?? []) {
+    drawMessage(box.body, m, cards, pending, md);
+  }
+  return box.node;
+}
+
+function drawMessage(
+  body: HTMLElement,
+  m: IMessage,
+  cards: Map<string, ToolCard>,
+  pending: Promise<void>[],
+  md: MarkdownRender
+): void {
+  if (m.role === 'user') {
+    if (m.origin === 'tool_images' || m.origin === 'summary') {
+      return;
+    }
+    const who = m.origin === 'steer' ? 'steer' : 'you';
+    const q = el('div', `orkas-user orkas-user-${who}`);
+    q.append(el('span', 'orkas-user-who', who), el('span', 'orkas-user-text', m.text ?? ''));
+    body.appendChild(q);
+  } else if (m.role === 'assistant') {
+    if (m.thinking) {
+      const box = el('details', 'orkas-thinking');
+      box.append(el('summary', '', 'Thinking'), el('div', 'orkas-thinking-text', m.thinking));
+      body.appendChild(box);
+    }
+    if (m.text) {
+      const block = el('div', 'orkas-md');
+      body.appendChild(block);
+      pending.push(md(block, m.text).catch(() => void (block.textContent = m.text ?? '')));
+    }
+    for (const call of m.tool_calls ?? []) {
+      const card = new ToolCard(call.name, call.raw_arguments ?? call.arguments ?? {});
+      cards.set(call.id, card);
+      body.appendChild(card.node);
+    }
+  } else if (m.role === 'tool') {
+    let card = cards.get(m.tool_call_id ?? '');
+    if (!card) {
+      card = new ToolCard(m.name ?? 'tool', {});
+      body.appendChild(card.node);
+    }
+    card.finish(m.status ?? 'ok', m.text ?? '', Boolean(m.truncated), m.duration_s ?? 0);
+  }
+}
 
 export async function drawTranscript(host: HTMLElement, t: ITranscript, md: MarkdownRender): Promise<void> {
   host.replaceChildren();
@@ -92,38 +172,14 @@ export async function drawTranscript(host: HTMLElement, t: ITranscript, md: Mark
 
   const cards = new Map<string, ToolCard>();
   const pending: Promise<void>[] = [];
-  for (const m of t.messages ?? []) {
-    if (m.role === 'user') {
-      if (m.origin === 'tool_images' || m.origin === 'summary') {
-        continue;
-      }
-      const who = m.origin === 'steer' ? 'steer' : 'you';
-      const q = el('div', `orkas-user orkas-user-${who}`);
-      q.append(el('span', 'orkas-user-who', who), el('span', 'orkas-user-text', m.text ?? ''));
-      body.appendChild(q);
-    } else if (m.role === 'assistant') {
-      if (m.thinking) {
-        const box = el('details', 'orkas-thinking');
-        box.append(el('summary', '', 'Thinking'), el('div', 'orkas-thinking-text', m.thinking));
-        body.appendChild(box);
-      }
-      if (m.text) {
-        const block = el('div', 'orkas-md');
-        body.appendChild(block);
-        pending.push(md(block, m.text).catch(() => void (block.textContent = m.text ?? '')));
-      }
-      for (const call of m.tool_calls ?? []) {
-        const card = new ToolCard(call.name, call.raw_arguments ?? call.arguments ?? {});
-        cards.set(call.id, card);
-        body.appendChild(card.node);
-      }
-    } else if (m.role === 'tool') {
-      let card = cards.get(m.tool_call_id ?? '');
-      if (!card) {
-        card = new ToolCard(m.name ?? 'tool', {});
-        body.appendChild(card.node);
-      }
-      card.finish(m.status ?? 'ok', m.text ?? '', Boolean(m.truncated), m.duration_s ?? 0);
+  const lanes = Array.isArray(t.lanes) ? [...t.lanes] : [];
+  const messages = t.messages ?? [];
+  for (let n = 0; n <= messages.length; n++) {
+    while (lanes.length && (lanes[0].after ?? 0) <= n) {
+      body.appendChild(drawLane(lanes.shift() as ILane, cards, pending, md));
+    }
+    if (n < messages.length) {
+      drawMessage(body, messages[n], cards, pending, md);
     }
   }
   for (const card of cards.values()) {

@@ -348,3 +348,7 @@ class RunningCost:
         self._seen = total
         return self._cost
 
+    def fresh(self) -> RunningCost:
+        """A new meter on the same catalog (a team member's run is priced on its own)."""
+        return RunningCost(self.catalog)
+

@@ -97,3 +97,48 @@ def parse_address(prompt: str, members: Iterable[str] | None = None) -> Addresse
                              f"(members: {', '.join(sorted(known.values())) or 'none'})")
         name = known[name.lower()]
     return Addressed(name, rest)
+
+
+# A line on its way to becoming the marker: a prefix of ``<handback />`` (any case, up to three
+# leading spaces), or the whole marker.
+_MARKER_PREFIX = re.compile(r"^ {0,3}<(?:h(?:a(?:n(?:d(?:b(?:a(?:c(?:k(?:[ \t]*(?:/>?)?)?)?)?)?)?)?)?)?)?$",
+                            re.IGNORECASE)
+
+
+class HandbackStream:
+    """A floor holder's text as it streams, without a real ``<handback />`` ever showing.
+
+    :meth:`feed` returns what may be shown now: everything but a trailing line that is (or may
+    still become) the marker, with the blank lines after it. :meth:`end` decides with
+    :func:`split_handback` on the whole text: the held text is dropped when the message handed
+    back, shown otherwise (a marker inside a code fence, or followed by more text, is prose).
+    """
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._shown = 0
+
+    def feed(self, delta: str) -> str:
+        self.text += delta
+        end = max(self._held_from(), self._shown)
+        out, self._shown = self.text[self._shown:end], end
+        return out
+
+    def end(self) -> tuple[str, bool]:
+        """``(text still to show, handed back)`` once the message is complete."""
+        result = split_handback(self.text)
+        rest = (result.text if result.handed_back else self.text)[self._shown:]
+        self._shown = len(self.text)
+        return rest, result.handed_back
+
+    def _held_from(self) -> int:
+        text = self.text
+        stripped = text.rstrip()
+        start = text.rfind("\n", 0, len(stripped)) + 1
+        line = text[start:len(stripped)] if stripped else ""
+        if not line:
+            return len(text)
+        complete = "\n" in text[start:]
+        if _MARKER.match(line) or (not complete and _MARKER_PREFIX.match(line)):
+            return start
+        return len(text)

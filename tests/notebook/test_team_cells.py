@@ -120,7 +120,8 @@ def test_a_hand_off_gives_the_next_cells_to_the_agent_until_it_hands_back(
                'message="teach regex"))], researcher=[reply("Lesson 1")]); m = router.model()')
     cell = kernel.run("%%agent -m $m -s hand\nteach me regex")
     first = shown_text(kernel, cell)
-    assert "[member] researcher (floor, end_turn): Lesson 1" in first  # kept in the transcript
+    assert "[researcher] Lesson 1" in first  # the lane is kept in the transcript
+    assert "[researcher] [floor · done · 1 model requests" in first
     assert "[floor] researcher has the floor" in first
     assert "[researcher] Lesson 1" in live_text(kernel, cell)
     assert "s · researcher has the floor]" in live_text(kernel, cell)  # the view's status line
@@ -129,7 +130,7 @@ def test_a_hand_off_gives_the_next_cells_to_the_agent_until_it_hands_back(
     cell = kernel.run("%%agent -m $m -s hand\nand groups?")
     second, live = shown_text(kernel, cell), live_text(kernel, cell)
     assert "orkas · scripted · session hand · researcher has the floor\n" in live
-    assert "researcher (floor, end_turn): Lesson 2" in second
+    assert "[researcher] Lesson 2" in second
     assert kernel.value("'and groups?' in user_texts(router.requests['researcher'][1])")
     assert kernel.value("len(router.requests['commander'])") == 1
     # The floor is saved: it survives a kernel restart. A reply ending in <handback /> returns it.
@@ -140,7 +141,8 @@ def test_a_hand_off_gives_the_next_cells_to_the_agent_until_it_hands_back(
     cell = kernel.run("%%agent -m $m -s hand\nthanks")
     third = shown_text(kernel, cell)
     assert "· researcher has the floor\n" in live_text(kernel, cell)
-    assert "researcher (floor, end_turn): That is all." in third
+    assert "[researcher] That is all." in third and "[researcher] [handed the floor back]" in third
+    assert "<handback" not in third and "<handback" not in live_text(kernel, cell)
     assert "[floor] the floor is back with the commander" in third
     assert kernel.value("'thanks' in user_texts(router.requests['researcher'][0])")
     # The restart ended the commander's open request (nothing runs by itself): no resume.
@@ -156,10 +158,10 @@ def test_at_name_on_the_magic_line_or_in_the_prompt_speaks_to_that_member(kernel
     kernel.run('router = Router(commander=[], writer=[reply("a note")], '
                'researcher=[reply("found it")]); m = router.model()')
     line = shown_text(kernel, kernel.run("%%agent -m $m -s addr @writer\nwrite a note"))
-    assert "writer (floor, end_turn): a note" in line
+    assert "[writer] a note" in line
     assert kernel.value("'write a note' in user_texts(router.requests['writer'][0])")
     prompt = shown_text(kernel, kernel.run("%%agent -m $m -s addr\n@researcher: find it"))
-    assert "researcher (floor, end_turn): found it" in prompt
+    assert "[researcher] found it" in prompt
     assert kernel.value("user_texts(router.requests['researcher'][0]).endswith('find it')")
     assert kernel.value("'@researcher' in user_texts(router.requests['researcher'][0])") is False
     assert "commander" not in kernel.value("sorted(router.requests)")

@@ -150,27 +150,28 @@ def test_the_transcript_saves_cores_types_in_the_schema_1_shape() -> None:
     assert Transcript.model_validate(data).messages[1].tool_calls[0].name == "read_file"
 
 
-def test_parallel_members_answers_are_kept_in_the_order_they_were_dispatched() -> None:
+def test_parallel_members_lanes_are_kept_in_the_order_they_were_dispatched() -> None:
     """Members dispatched together finish in any order; the saved cell must read the same every
-    run, so their answers follow the commander's dispatch_to calls, whatever came back first."""
+    run, so their lanes follow the commander's dispatch_to calls, whatever came back first."""
     def member(name: str, lane: str = "dispatch") -> MemberEvent:
         return MemberEvent(member=name, task_id=f"t-{name}", lane=lane,
                            event=Done(result=RunResult(text=f"{name} says hi")))
 
-    def notices(*finished: MemberEvent) -> list[str]:
+    def lanes(*finished: MemberEvent) -> list[str]:
         b = TranscriptBuilder(list)
         b.start(RunInfo(prompt="p", model="m", session="s"))
         for n, name in enumerate(("researcher", "writer", "checker")):
             b.render(ToolStart(call_id=f"c{n}", name="dispatch_to", arguments={"agent": name, "task": "x"}))
-        b.render(Warning(code="reference", message="before"))
         for event in finished:
             b.render(event)
-        return [x.text.split(" ")[0] for x in b.build(RunResult(text="")).notices]
+        t = b.build(RunResult(text=""))
+        assert not [n for n in t.notices if n.kind == "member"]  # lanes, not notices
+        return [x.member for x in t.lanes]
 
-    order = ["before", "researcher", "writer", "checker"]
-    assert notices(member("researcher"), member("writer"), member("checker")) == order
-    assert notices(member("checker"), member("researcher"), member("writer")) == order
-    assert notices(member("writer"), member("checker"), member("researcher")) == order
-    # a member speaking to the user (the floor) is not a dispatch: kept where it came
-    assert notices(member("writer"), member("checker", lane="floor"), member("researcher")) == [
-        "before", "writer", "checker", "researcher"]
+    order = ["researcher", "writer", "checker"]
+    assert lanes(member("researcher"), member("writer"), member("checker")) == order
+    assert lanes(member("checker"), member("researcher"), member("writer")) == order
+    assert lanes(member("writer"), member("checker"), member("researcher")) == order
+    # a member speaking to the user (the floor) was not dispatched: after the dispatched ones
+    assert lanes(member("writer"), member("checker", lane="floor"), member("researcher")) == [
+        "researcher", "writer", "checker"]

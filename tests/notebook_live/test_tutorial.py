@@ -131,18 +131,22 @@ def test_research_team_tutorial_replays_the_same_team_every_run(
     cells = [c for c in first.cells if c.cell_type == "code" and c.source.startswith("%%agent")]
     bundles = [next(o["data"][TRANSCRIPT] for o in c.outputs if TRANSCRIPT in o.get("data", {})) for c in cells]
     assert [b["status"] for b in bundles] == ["end_turn"] * 4
-    members = [[n["text"] for n in b["notices"] if n["kind"] == "member"] for b in bundles]
+    # each member run is a lane: (member, how the work came, its text without a <handback />)
+    members = [[(x["member"], x["kind"], "".join(m.get("text", "") for m in x["messages"]))
+                for x in b.get("lanes", [])] for b in bundles]
     floors = [[n["text"] for n in b["notices"] if n["kind"] == "floor"] for b in bundles]
     calls = [c["name"] for m in bundles[0]["messages"] for c in m.get("tool_calls") or []]
     assert calls == ["dispatch_to", "dispatch_to"]
-    assert [m.split(" (")[0] for m in members[0]] == ["researcher", "writer"]  # dispatch order
+    assert [(m[0], m[1]) for m in members[0]] == [("researcher", "dispatch"), ("writer", "dispatch")]
+    assert all(x["status"] == "done" for x in bundles[0]["lanes"])  # dispatch order, both done
     assert "support **3.1** out of 5" in bundles[0]["messages"][-1]["text"]  # the synthesis
     # @researcher: the member answers, the commander is not asked
     assert bundles[1]["messages"] == [] and members[1] == [
-        "researcher (floor, end_turn): Support is least satisfied: 3.1 out of 5, from 14 answers (data/survey.csv)."]
-    assert "writer has the floor" in floors[2][0] and members[2][0].startswith("writer (floor, end_turn)")
-    # the @-less cell went to the writer, whose <handback /> gave the floor back
-    assert members[3][0].startswith("writer (floor, end_turn)") and members[3][0].endswith("<handback />")
+        ("researcher", "floor", "Support is least satisfied: 3.1 out of 5, from 14 answers (data/survey.csv).")]
+    assert "writer has the floor" in floors[2][0] and members[2][0][:2] == ("writer", "floor")
+    # the @-less cell went to the writer, whose <handback /> gave the floor back (shown as a mark)
+    assert members[3][0][:2] == ("writer", "floor") and bundles[3]["lanes"][0]["handed_back"]
+    assert members[3][0][2].endswith("before the next hires arrive.") and "<handback" not in str(bundles[3])
     assert "the floor is back with the commander" in floors[3][0]
     assert bundles[3]["messages"][-1]["text"].startswith("The newsletter paragraph is settled")
     listed = next(c for c in first.cells if c.cell_type == "code" and c.source == "%agent agents")

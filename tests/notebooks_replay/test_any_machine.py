@@ -127,9 +127,9 @@ def test_tutorial_replays_on_another_machine(tutorial: str, kind: str, tmp_path:
         bundles = [o["data"][TRANSCRIPT] for o in cell.outputs if TRANSCRIPT in o.get("data", {})]
         assert len(bundles) == 1
         assert bundles[0]["provenance"]["replay"] == f"{tutorial}.cassette.jsonl"
-        # the cell's answer: the agent's last message, or a team member's (kept as a notice)
+        # the cell's answer: the agent's last message, or a team member's (kept as its lane)
         assert (bundles[0]["messages"] and bundles[0]["messages"][-1]["role"] == "assistant"
-                or any(n["kind"] == "member" for n in bundles[0]["notices"]))
+                or any(x["messages"] for x in bundles[0].get("lanes", [])))
     # the whole cassette played: the last cell ends with the last recorded answer
     assert bundles[0]["messages"][-1]["text"] == last_answer(NOTEBOOKS / f"{tutorial}.cassette.jsonl")
 

@@ -198,7 +198,9 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
     parent = shell.get_parent() if hasattr(shell, "get_parent") else {}
     cell_id = (parent or {}).get("metadata", {}).get("cellId")
     info = RunInfo(agent=agent.name, model=label, session=name,
-                   workspace=str(state.workspace), prompt=prompt, floor=_floor(team))
+                   workspace=str(state.workspace), prompt=prompt, floor=_floor(team),
+                   members={n: d.model for n, d in team.definitions.items() if d.model}
+                   if team is not None else {})
     cost = None if replay is not None else _cost_source(agent.catalog)  # a replay cost nothing
     builder = TranscriptBuilder(
         lambda: [m for m in session.messages if m.id not in before],

@@ -32,6 +32,9 @@ class RunInfo(BaseModel):
     # A team's member that holds the floor (the user's next cell goes to it); None: the
     # commander, or no team. The cell updates it when the run passed the floor.
     floor: str | None = None
+    # A team's members and the model each one's agent file names (a lane is priced at it when
+    # its run did not say which model answered).
+    members: dict[str, str] = {}
 
 
 class Renderer(Protocol):

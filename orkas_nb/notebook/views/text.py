@@ -28,6 +28,7 @@ from typing import Any
 
 from ...core.events import MemberEvent, RunEvent, RunResult
 from ...core.messages import Usage
+from .lanes import HANDED_BACK, LaneTracker, tokens_text
 from .markdown_stream import MarkdownStream
 from .renderer import RunInfo
 from .slots import Slot, StreamSlot
@@ -103,6 +104,7 @@ class TextRenderer:
         self._finished = False
         self._blocks: list[_Block] = []
         self._lanes: dict[str, str] = {}  # a team member's unfinished line, per task
+        self.lanes = LaneTracker(cost)  # their status, tokens and cost
         self._info: RunInfo | None = None  # the cell may update its floor before finish()
         below = getattr(slot, "below", None)  # a display slot opens slots below it: blocks
         self._below: Callable[[], Slot] | None = below if callable(below) else None
@@ -177,6 +179,7 @@ class TextRenderer:
         self._started = time.monotonic()
         self._model = info.model
         self._info = info
+        self.lanes.configure(model=info.model, members=info.members)
         where = f" · session {info.session}" if info.session else ""
         mode = " · in the background" if self.background else ""
         floor = f" · {info.floor} has the floor" if info.floor else ""
@@ -216,6 +219,7 @@ class TextRenderer:
         elif kind == "usage":
             self._usage = event.usage
             self._model = event.model or self._model
+            self.lanes.on_commander_usage(event)
         elif kind == "done":
             return  # finish() follows
         self._draw_soon(urgent)
@@ -224,21 +228,25 @@ class TextRenderer:
         """A team member's run: its own lane, each line prefixed with the member's name.
 
         Parallel lanes stream at once, so a lane's text is printed a whole line at a time; an
-        anonymous worker's lane is not shown (the user does not see it).
+        anonymous worker's lane is not shown (the user does not see it), only counted in the cost.
         """
+        lane, _, shown = self.lanes.on(event)
         if not event.visible:
             return
-        inner, name = event.event, f"[{event.member}]"
-        lane = self._lanes.setdefault(event.task_id, "")
-        if inner.type == "text_delta":
-            lane += inner.text
-            *lines, lane = lane.split("\n")
-            for line in lines:
-                self._line(f"{name} {line}")
-            self._lanes[event.task_id] = lane
-        elif inner.type in ("tool_start", "tool_end", "retry", "warning", "done"):
-            if lane:
-                self._line(f"{name} {lane}")
+        name = f"[{event.member}]"
+        for inner in shown:
+            text = self._lanes.setdefault(event.task_id, "")
+            if inner.type == "text_delta":
+                text += inner.text
+                *lines, text = text.split("\n")
+                for line in lines:
+                    self._line(f"{name} {line}")
+                self._lanes[event.task_id] = text
+                continue
+            if inner.type not in ("tool_start", "tool_end", "retry", "warning", "done"):
+                continue
+            if text:
+                self._line(f"{name} {text}")
                 self._lanes[event.task_id] = ""
             if inner.type == "tool_start":
                 self._line(f"{name}   → {inner.name}({_args(inner.arguments)})")
@@ -250,26 +258,25 @@ class TextRenderer:
             elif inner.type == "warning":
                 self._line(f"{name}   [{inner.code}] {inner.message}")
             else:
-                r = inner.result
                 self._lanes.pop(event.task_id, None)
-                status = _STOPPED.get(r.stop_reason, "done")
-                self._line(f"{name} [{status} · {r.stats.model_requests} model requests · "
-                           f"{self._tokens(r.usage)}]")
-        else:
-            return
-        self._draw_soon(inner.type != "text_delta")
+                if lane.handed_back:
+                    self._line(f"{name} [{HANDED_BACK}]")
+                self._line(f"{name} [{_STOPPED.get(lane.stop_reason, 'done')} · "
+                           f"{lane.requests} model requests · {tokens_text(lane.usage, lane.cost)}]")
+        if shown:
+            self._draw_soon(any(e.type != "text_delta" for e in shown))
 
     def _tokens(self, usage: Usage) -> str:
-        text = f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens"
-        price = self.cost(self._model, usage) if self.cost is not None else None
-        return text if price is None else f"{text} · ${price:.4f}"
+        return tokens_text(usage, self.cost(self._model, usage) if self.cost is not None else None)
 
     def finish(self, result: RunResult) -> None:
         self._finished = True
         s = result.stats
         tokens = ""
         if result.usage.input_tokens or result.usage.output_tokens:
-            tokens = f" · {self._tokens(result.usage)}"
+            # a team's total: each member priced at its own model, not the commander's
+            tokens = " · " + (tokens_text(result.usage, self.lanes.total_cost()) if self.lanes.lanes
+                              else self._tokens(result.usage))
         status = _STOPPED.get(result.stop_reason, "done")
         floor = self._info.floor if self._info is not None else None
         self._line(f"[{status} · {s.model_requests} model requests · {s.tool_calls} tool calls"

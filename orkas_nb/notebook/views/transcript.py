@@ -19,15 +19,14 @@ from __future__ import annotations
 import platform
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..._version import __version__
 from ...core.errors import ErrorInfo
 from ...core.events import (
     Compaction,
-    Done,
     MemberEvent,
     Retry,
     RunStats,
@@ -40,12 +39,12 @@ from ...core.messages import (
     AssistantMessage,
     ImageBlock,
     ThinkingBlock,
-    ToolCallBlock,
     ToolResultMessage,
-    ToolStatus,
     Usage,
     UserMessage,
 )
+from .lanes import HANDED_BACK, LaneTracker, tokens_text
+from .transcript_lanes import LaneRecorder, TLane
 from .transcript_text import ARGUMENT_CHARS  # noqa: F401  (re-exported)
 from .transcript_text import ICON as _ICON
 from .transcript_text import STATUS_WORDS as _STATUS_WORDS
@@ -70,6 +69,7 @@ __all__ = [
     "TRANSCRIPT_MIME",
     "Provenance",
     "TAssistant",
+    "TLane",
     "TNotice",
     "TStats",
     "TToolCall",
@@ -81,54 +81,7 @@ __all__ = [
 ]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-# The run's own types are core's (Usage, RunStats, ErrorInfo, ToolCallBlock); where the saved
-# shape differs from core's, a subclass says how, so the JSON of schema version 1 stays as it is.
-
-
-class TToolCall(ToolCallBlock):
-    """A call as saved: no ``type`` tag (a transcript's calls are all calls), and unknown fields
-    ignored on reading, where core's blocks forbid them."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    type: Literal["tool_call"] = Field("tool_call", exclude=True)
-
-
-class TUser(_Model):
-    role: Literal["user"] = "user"
-    text: str
-    origin: str = "prompt"  # prompt | steer | tool_images | summary
-    images: int = 0
-
-
-class TAssistant(_Model):
-    role: Literal["assistant"] = "assistant"
-    text: str = ""
-    thinking: str = ""
-    tool_calls: list[TToolCall] = Field(default_factory=list)
-    provider: str | None = None
-    model: str | None = None
-    usage: Usage = Field(default_factory=Usage)
-    stop_reason: str | None = None
-
-
-class TToolResult(_Model):
-    role: Literal["tool"] = "tool"
-    tool_call_id: str
-    name: str
-    status: ToolStatus = "ok"
-    text: str = ""
-    truncated: bool = False
-    images: int = 0
-    duration_s: float | None = None
-    output_files: list[str] = Field(default_factory=list)
-
-
-TMessage = Annotated[TUser | TAssistant | TToolResult, Field(discriminator="role")]
+from .transcript_messages import TAssistant, TMessage, TToolCall, TToolResult, TUser, _Model
 
 
 class TStats(RunStats):
@@ -176,8 +129,18 @@ class Transcript(_Model):
     first_token_s: float | None = None
     output_files: list[str] = Field(default_factory=list)
     notices: list[TNotice] = Field(default_factory=list)
+    # A team run's visible member runs, each placed after ``lane.after`` of the messages.
+    lanes: list[TLane] = Field(default_factory=list)
     error: ErrorInfo | None = None
     provenance: Provenance = Field(default_factory=Provenance)
+
+    @model_serializer(mode="wrap")
+    def _drop_no_lanes(self, handler: SerializerFunctionWrapHandler):  # no return type: the schema stays
+        # a run without lanes saves the JSON it saved before lanes existed
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("lanes"):
+            data.pop("lanes", None)
+        return data
 
     # -- views --------------------------------------------------------------------------------
 
@@ -198,27 +161,12 @@ class Transcript(_Model):
 
     def to_markdown(self) -> str:
         out: list[str] = [f"**orkas** · {self.summary()}", ""]
-        for m in self.messages:
-            if isinstance(m, TUser):
-                if m.origin == "tool_images":
-                    continue
-                label = "steer" if m.origin == "steer" else "you"
-                out += [_quote(f"**{label}:** {m.text}"), ""]
-            elif isinstance(m, TAssistant):
-                if m.text:
-                    out += [m.text, ""]
-                for c in m.tool_calls:
-                    out.append(f"- `{_call_line(c)}`")
-                if m.tool_calls:
-                    out.append("")
-            else:
-                head = f"{_ICON.get(m.status, '•')} {m.name} — {m.status}"
-                if m.duration_s is not None:
-                    head += f" · {_duration(m.duration_s)}"
-                body = m.text + ("\n…" if m.truncated else "")
-                fence = "````" if "```" in body else "```"
-                out += [f"<details><summary>{_html(head)}</summary>", "", f"{fence}text", body,
-                        fence, "", "</details>", ""]
+        lanes = list(self.lanes)
+        for n, m in enumerate([*self.messages, None]):
+            while lanes and lanes[0].after <= n:
+                out += _lane_markdown(lanes.pop(0))
+            if m is not None:
+                out += _message_markdown(m)
         for n in self.notices:
             out += [f"> *{n.kind}:* {n.text}", ""]
         if self.error is not None:
@@ -229,18 +177,18 @@ class Transcript(_Model):
 
     def to_text(self) -> str:
         out: list[str] = [f"orkas · {self.summary()}"]
-        for m in self.messages:
-            if isinstance(m, TUser):
-                if m.origin != "tool_images":
-                    out.append(("steer> " if m.origin == "steer" else "you> ") + m.text)
-            elif isinstance(m, TAssistant):
-                if m.text:
-                    out.append(m.text)
-                out += [f"  → {_call_line(c)}" for c in m.tool_calls]
-            else:
-                first = (m.text.splitlines() or [""])[0][:100]
-                took = f" {_duration(m.duration_s)}" if m.duration_s is not None else ""
-                out.append(f"  ← {m.name} [{m.status}{took}] {first}")
+        lanes = list(self.lanes)
+        for n, m in enumerate([*self.messages, None]):
+            while lanes and lanes[0].after <= n:
+                lane = lanes.pop(0)
+                name = f"[{lane.member}]"
+                out += [f"{name} {line}" for m2 in lane.messages
+                        for text in _message_text(m2) for line in text.split("\n")]
+                if lane.handed_back:
+                    out.append(f"{name} [{HANDED_BACK}]")
+                out.append(f"{name} [{_lane_facts(lane)}]")
+            if m is not None:
+                out += _message_text(m)
         out += [f"[{n.kind}] {n.text}" for n in self.notices]
         if self.error is not None:
             out.append(f"error ({self.error.kind}): {self.error.message}")
@@ -254,6 +202,52 @@ class Transcript(_Model):
             "text/markdown": self.to_markdown(),
             "text/plain": self.to_text(),
         }
+
+
+def _lane_facts(lane: TLane) -> str:
+    return (f"{lane.kind} · {lane.status} · {lane.model_requests} model requests · "
+            f"{tokens_text(lane.usage, lane.cost_usd)}")
+
+
+def _message_markdown(m: TUser | TAssistant | TToolResult) -> list[str]:
+    if isinstance(m, TUser):
+        if m.origin == "tool_images":
+            return []
+        label = "steer" if m.origin == "steer" else "you"
+        return [_quote(f"**{label}:** {m.text}"), ""]
+    if isinstance(m, TAssistant):
+        out = [m.text, ""] if m.text else []
+        out += [f"- `{_call_line(c)}`" for c in m.tool_calls]
+        return out + [""] if m.tool_calls else out
+    head = f"{_ICON.get(m.status, '•')} {m.name} — {m.status}"
+    if m.duration_s is not None:
+        head += f" · {_duration(m.duration_s)}"
+    body = m.text + ("\n…" if m.truncated else "")
+    fence = "````" if "```" in body else "```"
+    return [f"<details><summary>{_html(head)}</summary>", "", f"{fence}text", body, fence, "",
+            "</details>", ""]
+
+
+def _lane_markdown(lane: TLane) -> list[str]:
+    """A member's run, folded under one line: who, how it came, status, tokens, cost."""
+    out = [f"<details><summary>{_html(lane.member)} · {_html(_lane_facts(lane))}</summary>", ""]
+    for m in lane.messages:
+        out += _message_markdown(m)
+    if lane.handed_back:
+        out += [f"*{HANDED_BACK}*", ""]
+    return out + ["</details>", ""]
+
+
+def _message_text(m: TUser | TAssistant | TToolResult) -> list[str]:
+    if isinstance(m, TUser):
+        if m.origin == "tool_images":
+            return []
+        return [("steer> " if m.origin == "steer" else "you> ") + m.text]
+    if isinstance(m, TAssistant):
+        return ([m.text] if m.text else []) + [f"  → {_call_line(c)}" for c in m.tool_calls]
+    first = (m.text.splitlines() or [""])[0][:100]
+    took = f" {_duration(m.duration_s)}" if m.duration_s is not None else ""
+    return [f"  ← {m.name} [{m.status}{took}] {first}"]
 
 
 def convert_messages(messages: Sequence[Message], durations: dict[str, float] | None = None,
@@ -307,21 +301,18 @@ class TranscriptBuilder:
         self._durations: dict[str, float] = {}
         self._files: dict[str, list[str]] = {}
         self._notices: list[TNotice] = []
-        # parallel members finish in any order, the saved cell must not: a dispatched member's
-        # answer goes in the order of the dispatch_to calls (rank by id of its notice)
-        self._dispatched: list[str] = []
-        self._ranks: dict[int, int] = {}
+        self.tracker = LaneTracker(cost)
+        self._lanes = LaneRecorder(self.tracker, lambda: len(self._new_messages()))
         self._info: RunInfo | None = None
         self.transcript: Transcript | None = None
 
     def start(self, info: RunInfo) -> None:
         self._info = info
+        self.tracker.configure(model=info.model, members=info.members)
 
     def render(self, event: RunEvent) -> None:
-        if isinstance(event, ToolStart) and event.name == "dispatch_to":
-            agent = event.arguments.get("agent")
-            if isinstance(agent, str) and agent not in self._dispatched:
-                self._dispatched.append(agent)
+        if isinstance(event, ToolStart):
+            self._lanes.on_call(event)
         elif isinstance(event, ToolEnd):
             self._durations[event.call_id] = event.duration_s
             if event.output_files:
@@ -336,18 +327,9 @@ class TranscriptBuilder:
             self._notices.append(TNotice(kind=event.code, text=event.message))
         elif isinstance(event, UsageUpdate):
             self._model = event.model or self._model
-        elif isinstance(event, MemberEvent) and event.visible and isinstance(event.event, Done):
-            # A team member's run is in its own session, not the cell's: its answer is kept here
-            # so the saved cell still shows what the member said (an anonymous worker's is not).
-            r = event.event.result
-            notice = TNotice(kind="member", text=f"{event.member} ({event.lane}, {r.stop_reason}): {r.text}")
-            rank = self._dispatched.index(event.member) if event.lane == "dispatch" and \
-                event.member in self._dispatched else -1
-            at = len(self._notices)  # before the answers just in from later dispatches
-            while rank >= 0 and at and self._ranks.get(id(self._notices[at - 1]), -1) > rank:
-                at -= 1
-            self._ranks[id(notice)] = rank
-            self._notices.insert(at, notice)
+            self.tracker.on_commander_usage(event)
+        elif isinstance(event, MemberEvent):
+            self._lanes.on(event)
 
     def finish(self, result: RunResult) -> None:
         transcript = self.build(result)
@@ -373,16 +355,25 @@ class TranscriptBuilder:
             status=result.stop_reason,
             messages=convert_messages(self._new_messages(), self._durations, self._files),
             usage=result.usage,
-            cost_usd=self._cost(self._model or prov.model, result.usage) if self._cost else None,
+            cost_usd=self._total_cost(result, prov.model),
             stats=TStats(**result.stats.model_dump()),
             duration_s=result.duration_s,
             first_token_s=result.first_token_s,
             output_files=list(result.output_files),
             notices=self._notices,
+            lanes=self._lanes.lanes(),
             error=result.error.model_copy() if result.error is not None else None,
             provenance=prov,
         )
         return self.transcript
+
+    def _total_cost(self, result: RunResult, model: str) -> float | None:
+        """The run's cost; a team's is the commander's plus each lane's at its own price."""
+        if self._cost is None:
+            return None
+        if self.tracker.lanes:
+            return self.tracker.total_cost()
+        return self._cost(self._model or model, result.usage)
 
 
 def transcript_json_schema() -> dict[str, Any]:

@@ -9,7 +9,9 @@ Kernel -> view: items, batched in ``{"type": "items", "start": n, "items": [...]
 messages; ``start`` is the index of the first item so a view that missed some (a late view, a
 reloaded page) asks for a replay instead of showing a hole. The run's items are not a vocabulary
 of their own: :func:`wire_item` derives each from a core run event. Only the approval prompts,
-which are not run events, are models here.
+which are not run events, are models here. A team member's run is a lane: :func:`lane_item`
+opens and updates it, and its own events carry ``lane`` (its task id), so parallel lanes
+interleave on the wire and each view box holds only its own.
 
 View -> kernel: :data:`ViewRequest` (stop, steer, an approval answer, a replay request, and the
 plan view's controls).
@@ -23,6 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ....core.events import (
+    AgentEvent,
     Compaction,
     Done,
     Retry,
@@ -34,6 +37,7 @@ from ....core.events import (
     ToolStart,
     Warning,
 )
+from ..lanes import Lane
 
 MODULE_NAME = "orkas-nb"
 MODULE_VERSION = "^0.1.0"
@@ -111,6 +115,24 @@ def wire_item(event: RunEvent) -> WireItem | None:
     return None
 
 
+def lane_item(lane: Lane) -> WireItem:
+    """A team member's lane as it is now: the view opens the lane on its first such item (where
+    it comes in the body) and redraws its header on each later one."""
+    return {"k": "lane", "lane": lane.task_id, "member": lane.member, "kind": lane.kind,
+            "status": lane.status, "requests": lane.requests,
+            "tokens_in": lane.usage.input_tokens, "tokens_out": lane.usage.output_tokens,
+            "cost": lane.cost, "handed_back": lane.handed_back, "error": lane.error}
+
+
+def lane_event_item(lane: Lane, event: AgentEvent) -> WireItem | None:
+    """An event of a member's run, drawn inside its lane (``lane`` names it); its ``done`` and
+    usage travel as :func:`lane_item` instead (the run itself has not ended)."""
+    if isinstance(event, Done):
+        return None
+    item = wire_item(event)
+    return None if item is None else {**item, "lane": lane.task_id}
+
+
 def _notice(level: Literal["info", "warn", "error"], kind: str, text: str) -> WireItem:
     return {"k": "notice", "level": level, "kind": kind, "text": text}
 
@@ -176,5 +198,7 @@ __all__ = [
     "StopRequest",
     "ViewRequest",
     "WireItem",
+    "lane_event_item",
+    "lane_item",
     "wire_item",
 ]

@@ -25,8 +25,9 @@ from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Float, Int, Unicode
 
-from ....core.events import Done, RunEvent, RunResult, UsageUpdate
+from ....core.events import Done, MemberEvent, RunEvent, RunResult, UsageUpdate
 from ....core.messages import Usage
+from ..lanes import LaneTracker
 from ..renderer import Controls, RunInfo
 from .protocol import (
     MODULE_NAME,
@@ -40,6 +41,8 @@ from .protocol import (
     SteerRequest,
     StopRequest,
     WireItem,
+    lane_event_item,
+    lane_item,
     wire_item,
 )
 
@@ -109,7 +112,8 @@ class RunWidget(DOMWidget):
     def push(self, item: WireItem) -> None:
         data = dict(item)  # the log owns its copy: text items are merged in place
         last = self._pending[-1] if self._pending else None
-        if last is not None and data["k"] in ("text", "thinking") and last["k"] == data["k"]:
+        if (last is not None and data["k"] in ("text", "thinking") and last["k"] == data["k"]
+                and last.get("lane") == data.get("lane")):  # parallel lanes interleave
             last["text"] += data["text"]
         else:
             self._pending.append(data)
@@ -223,12 +227,14 @@ class LabRenderer:
         self._show = show
         self._t0 = time.monotonic()
         self._usage_model: str | None = None  # the model that answered, from "usage" events
+        self.lanes = LaneTracker(cost)  # a team's member runs, each at its own price
 
     def start(self, info: RunInfo) -> None:
         w = self.widget
         w.agent, w.model_name, w.session_name, w.prompt = (
             info.agent, info.model, info.session, info.prompt)
         w.started = time.time()
+        self.lanes.configure(model=info.model, members=info.members)
         w.status = "running"
         self._t0 = time.monotonic()
         if not self._show:
@@ -240,13 +246,29 @@ class LabRenderer:
 
     def render(self, event: RunEvent) -> None:
         if isinstance(event, UsageUpdate):  # live tokens and cost: traits, not body items
+            self.lanes.on_commander_usage(event)
             self._show_usage(event.usage, event.model)
+            return
+        if isinstance(event, MemberEvent):
+            self._member(event)
             return
         if isinstance(event, Done):
             return  # finish() receives the result after the record is saved
         item = wire_item(event)
         if item is not None:
             self.widget.push(item)
+
+    def _member(self, event: MemberEvent) -> None:
+        lane, new, shown = self.lanes.on(event)
+        if not lane.visible:
+            return  # an anonymous worker: counted in the cost, never drawn
+        if new:
+            self.widget.push(lane_item(lane))
+        for inner in shown:
+            if inner.type in ("usage", "done"):
+                self.widget.push(lane_item(lane))
+            elif (item := lane_event_item(lane, inner)) is not None:
+                self.widget.push(item)
 
     def ask_approval(self, request_id: str, title: str, *, detail: str = "", category: str = "",
                      options: tuple[ApprovalOption, ...] | list[ApprovalOption] = DEFAULT_APPROVAL_OPTIONS) -> None:
@@ -270,7 +292,7 @@ class LabRenderer:
             w.resolve_approval(request_id, "deny", by="policy")  # withdrawn: the run is over
         w.push(wire_item(Done(agent=w.agent, result=result)))  # type: ignore[arg-type] # never None
         w.flush()
-        self._show_usage(result.usage, None)
+        self._show_usage(result.usage, None, final=True)
         w.elapsed = result.duration_s or (time.monotonic() - self._t0)
         w.stop_reason = result.stop_reason
         w.status = {"error": "error", "cancelled": "cancelled"}.get(result.stop_reason, "done")
@@ -285,12 +307,14 @@ class LabRenderer:
             self.handle.update(data, metadata=metadata, raw=True)
             self.close()
 
-    def _show_usage(self, usage: Usage, model: str | None) -> None:
+    def _show_usage(self, usage: Usage, model: str | None, final: bool = False) -> None:
         w = self.widget
         self._usage_model = model or self._usage_model
         with w.hold_sync():  # one state message for tokens and cost
             w.tokens_in, w.tokens_out = usage.input_tokens, usage.output_tokens
-            if self.cost is not None:
+            if self.cost is not None and final and self.lanes.lanes:  # a team: members' prices
+                w.cost = self.lanes.total_cost()
+            elif self.cost is not None:
                 w.cost = self.cost(self._usage_model or w.model_name, usage)
 
     def close(self) -> None:

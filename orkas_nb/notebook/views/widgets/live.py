@@ -39,9 +39,11 @@ if TYPE_CHECKING:  # importing this module stays light: ipywidgets and the engin
     from ..renderer import Controls, RunInfo
     from ..slots import Slot
 
+from ..lanes import LaneTracker
 from ..markdown_stream import FREEZE_CHARS, MarkdownStream, safe_cut
 from ..renderer import RunControls
 from .cards import card_html, card_title, notice_html
+from .lanes import WidgetLanes
 
 #: What the view shows when the run ends: ``result -> (data, metadata)`` MIME bundle, or None.
 TranscriptSource = Callable[["RunResult"], "tuple[dict[str, Any], dict[str, Any]] | None"]
@@ -98,6 +100,7 @@ class LiveRenderer:
         self._finished = False
         self.handle: Any = None
         self._build()
+        self.lanes = WidgetLanes(self, LaneTracker(cost))  # a team's member runs
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -172,6 +175,7 @@ class LiveRenderer:
 
     def start(self, info: RunInfo) -> None:
         self.info = info
+        self.lanes.tracker.configure(model=info.model, members=info.members)
         self._started = time.monotonic()
         try:
             self._loop = asyncio.get_running_loop()
@@ -196,8 +200,13 @@ class LiveRenderer:
             self._thinking_stream().append(event.text)
             self._maybe_flush()
             return
+        if kind == "member":
+            self.lanes.render(event)  # type: ignore[arg-type]
+            self._status()
+            return
         if kind == "usage":  # only the status line changes: no text flush needed
             self._usage, self._usage_model = event.usage, event.model
+            self.lanes.tracker.on_commander_usage(event)  # type: ignore[arg-type]
             self._status(force=True)
             return
         self._flush_text()  # keep the order: text before whatever this event shows
@@ -286,7 +295,7 @@ class LiveRenderer:
             self._flush_text()
 
     def _flush_text(self) -> None:
-        flushed = False
+        flushed = self.lanes.flush()
         for stream in (self._thinking, self._text):
             if stream is not None:
                 flushed = stream.flush() or flushed
@@ -370,6 +379,8 @@ class LiveRenderer:
         if u is not None:
             parts.append(f"tokens in {u.input_tokens:,} / out {u.output_tokens:,}")
             price = self.cost(self._usage_model or name, u) if self.cost is not None else None
+            if r is not None and self.lanes.tracker.lanes:  # each member at its own price
+                price = self.lanes.tracker.total_cost()
             if price is not None:
                 parts.append(f"${price:.4f}")
         if r is not None:
@@ -381,6 +392,8 @@ class LiveRenderer:
             if u is None:  # no response has finished yet: an estimate from the text so far
                 parts.append(f"out ~{self._streamed_chars // 4:,} tokens")
             parts.append("running")
+            if self.lanes.status():
+                parts.append(self.lanes.status())
         return "<span class='orkas-status-line'>" + " · ".join(parts) + "</span>"
 
 

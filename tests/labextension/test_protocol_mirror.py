@@ -1,0 +1,61 @@
+"""The TypeScript side reads what the kernel sends: team lanes on the run view's wire and in
+saved transcripts (protocol.ts mirrors protocol.py; transcript.ts reads transcript_lanes.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from orkas_nb.core.events import MemberEvent, TextDelta, ToolStart
+from orkas_nb.notebook.views.lab.protocol import lane_event_item, lane_item
+from orkas_nb.notebook.views.lanes import LaneTracker
+from orkas_nb.notebook.views.transcript_lanes import TLane
+
+SRC = Path(__file__).resolve().parents[2] / "labextension" / "src"
+
+
+def interface(file: str, name: str) -> dict[str, str]:
+    """The fields of a TypeScript interface: name -> type text."""
+    text = (SRC / file).read_text()
+    m = re.search(rf"interface {name}(?: extends [\w, ]+)? \{{(.*?)\n\}}", text, re.DOTALL)
+    assert m, f"{file} has no interface {name}"
+    fields = re.findall(r"^\s+(\w+)\??: ([^;]+);", m.group(1), re.MULTILINE)
+    return dict(fields)
+
+
+def test_the_lane_item_has_exactly_the_fields_the_view_reads() -> None:
+    tracker = LaneTracker()
+    lane, _, _ = tracker.on(MemberEvent(member="researcher", task_id="t1", event=TextDelta(text="x")))
+    item = lane_item(lane)
+    ts = interface("protocol.ts", "ILaneItem")
+    assert set(item) == set(ts)
+    assert ts["k"] == "'lane'" and item["k"] == "lane"
+    for field, value in item.items():
+        kind = ts[field]
+        if isinstance(value, bool):
+            assert kind == "boolean", field
+        elif isinstance(value, int):
+            assert kind == "number", field
+        elif isinstance(value, str) and "'" in kind:  # a union of literals: the value is one
+            assert f"'{value}'" in kind.split(" | "), (field, value, kind)
+    assert set(ts["status"].replace("'", "").split(" | ")) == {"running", "done", "stopped", "error"}
+    assert "lane" in interface("protocol.ts", "ILaneTagged")
+
+
+def test_a_members_items_are_tagged_with_their_lane_and_the_view_routes_on_it() -> None:
+    tracker = LaneTracker()
+    lane, _, _ = tracker.on(MemberEvent(member="writer", task_id="t2", event=TextDelta(text="x")))
+    for event in (TextDelta(text="hello"), ToolStart(call_id="c", name="read_file")):
+        item = lane_event_item(lane, event)
+        assert item is not None and item["lane"] == "t2"
+    run = (SRC / "run.ts").read_text()
+    assert "'lane' in item && item.lane" in run and "case 'text'" in run
+    union = re.search(r"export type RunItem =(.*?);", (SRC / "protocol.ts").read_text(), re.DOTALL)
+    assert union and "ILaneItem" in union.group(1)
+
+
+def test_the_transcript_renderer_reads_only_fields_a_saved_lane_has() -> None:
+    ts = interface("transcript.ts", "ILane")
+    assert set(ts) <= set(TLane.model_fields), set(ts) - set(TLane.model_fields)
+    assert {"member", "kind", "status", "after", "usage", "cost_usd", "handed_back", "messages"} <= set(ts)
+    assert "lanes?: ILane[]" in (SRC / "transcript.ts").read_text()
