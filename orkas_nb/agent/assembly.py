@@ -44,6 +44,7 @@ def assemble_tools(
     if workspace_tools:
         from ..tools import default_tools
 
+        settings, readonly_paths = _with_packages(settings, readonly_paths)
         for t in default_tools(workspace, services=services, allowed_paths=allowed_paths,
                                approver=approver, settings=settings, readonly_paths=readonly_paths):
             registry.add(t)
@@ -52,6 +53,33 @@ def assemble_tools(
             registry.remove(t.name)  # type: ignore[union-attr]  # the caller's replaces it
         registry.add(t)
     return [t for name in registry.names() if (t := registry.get(name)) is not None]
+
+
+def _with_packages(settings: ToolSettings | dict[str, Any] | None,
+                   readonly: Iterable[str | Path]) -> tuple[Any, list[str | Path]]:
+    """The external packages' commands on bash's PATH (appended: a package never shadows a
+    program of the machine) and their managed folder read-only, when any package offers one
+    (:mod:`orkas_nb.connectors.packages`)."""
+    import os
+
+    from ..connectors.packages import Packages
+
+    packages = Packages()
+    readonly = list(readonly)
+    if not packages.has_commands():
+        return settings, readonly
+    from pydantic import ValidationError
+
+    from ..tools.settings import ToolSettings
+
+    try:
+        conf = (ToolSettings.model_validate(settings) if isinstance(settings, dict)
+                else settings or ToolSettings())
+    except ValidationError:
+        return settings, readonly  # default_tools reports it, field by field
+    path = conf.env.get("PATH") or os.environ.get("PATH") or "/usr/local/bin:/usr/bin:/bin"
+    env = {**conf.env, "PATH": f"{path}{os.pathsep}{packages.bin_dir}"}
+    return conf.model_copy(update={"env": env}), [*readonly, packages.root]
 
 
 def knowledge_base(workspace: str | Path, embedder: str | None = None) -> KnowledgeBase:
