@@ -92,10 +92,11 @@ class Agent:
         self.session = self._open_session(session)
         # True: every skill (this agent plays the commander's role); names: those (a member).
         self.skills = agent_skills(self.workspace, skills, open_tier=open_tier_skills)
+        connector_notices: list[str] = []  # MCP servers not approved or not running
         self.tools = ToolRegistry(assemble_tools(
             self.workspace, services=services, allowed_paths=allowed_paths, approver=approver,
             settings=tool_settings, extra=tools, workspace_tools=default_tools,
-            readonly_paths=self.skills.readonly_paths))
+            readonly_paths=self.skills.readonly_paths, notices=connector_notices))
         if self.skills.tool is not None and self.skills.tool.name not in self.tools:
             self.tools.add(self.skills.tool)
         template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
@@ -117,7 +118,7 @@ class Agent:
             config=config,
             services=services,
         )
-        self.runner.notices = self.skills.notices()
+        self.runner.notices = self.skills.notices() + [("mcp", n) for n in connector_notices]
 
     def _wire_memory(self, memory: Any, knowledge: Any, approver: Any = None,
                      kb_embedder: str | None = None) -> Any:

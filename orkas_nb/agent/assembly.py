@@ -7,6 +7,7 @@ team's member factory, so an agent is assembled the same way wherever it is made
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     from ..harness.tool_protocol import Tool
     from ..memory.kb import KnowledgeBase
     from ..tools.settings import ToolSettings
+
+log = logging.getLogger("orkas_nb.connectors")
 
 __all__ = ["assemble_tools", "knowledge_base", "workspace_knowledge"]
 
@@ -29,8 +32,12 @@ def assemble_tools(
     extra: Sequence[Tool | Callable[..., Any]] = (),
     workspace_tools: bool = True,
     readonly_paths: Iterable[str | Path] = (),
+    connectors: bool | None = None,
+    notices: list[str] | None = None,
 ) -> list[Tool]:
-    """The workspace tools (unless ``workspace_tools`` is False), then ``extra``.
+    """The workspace tools (unless ``workspace_tools`` is False), then ``extra``, then the tools
+    of the approved MCP servers (``connectors``; None: with the workspace tools), which never
+    replace a tool already there; what the user should know of them goes into ``notices``.
 
     ``readonly_paths`` are folders the tools read and bash sees, never writes (the folders of
     the skills the agent may use: :mod:`.skills_wiring`).
@@ -52,6 +59,8 @@ def assemble_tools(
         if getattr(t, "name", None) in registry and hasattr(t, "execute"):
             registry.remove(t.name)  # type: ignore[union-attr]  # the caller's replaces it
         registry.add(t)
+    if connectors if connectors is not None else workspace_tools:
+        _add_connectors(registry, workspace, approver, notices)
     return [t for name in registry.names() if (t := registry.get(name)) is not None]
 
 
@@ -80,6 +89,25 @@ def _with_packages(settings: ToolSettings | dict[str, Any] | None,
     path = conf.env.get("PATH") or os.environ.get("PATH") or "/usr/local/bin:/usr/bin:/bin"
     env = {**conf.env, "PATH": f"{path}{os.pathsep}{packages.bin_dir}"}
     return conf.model_copy(update={"env": env}), [*readonly, packages.root]
+
+
+def _add_connectors(registry: Any, workspace: str | Path, approver: Any,
+                    notices: list[str] | None) -> None:
+    from ..connectors import config as connector_config
+
+    if not (connector_config.workspace_file(workspace).exists()
+            or connector_config.user_file().exists()):
+        return  # no server configured: the SDK is not even imported
+    from ..connectors import connector_tools
+
+    found, said = connector_tools(workspace, registry.names(), approver=approver)
+    for t in found:
+        registry.add(t)
+    if notices is not None:
+        notices.extend(said)
+    else:
+        for line in said:
+            log.warning("%s", line)
 
 
 def knowledge_base(workspace: str | Path, embedder: str | None = None) -> KnowledgeBase:

@@ -9,6 +9,10 @@ script may answer from a policy. The three answers are:
   until the run ends (a run is one ``Agent.run``; its abort signal identifies it);
 - ``Decision.DENY``: refuse; the model is told why and may choose another way.
 
+A connector's call (kind ``connector``) may also be answered ``Decision.ALWAYS``: allow this
+(agent, connector) pair from now on, remembered by the connector outside the workspace; for any
+other kind the gate reads it as ``RUN`` (nothing else is remembered beyond a run).
+
 Without an approver every risky action is denied. Logs record the category, the kind and the
 length of what was asked, never its text (seed 003 §4).
 
@@ -40,6 +44,7 @@ class Decision(str, Enum):
     ONCE = "once"
     RUN = "run"
     DENY = "deny"
+    ALWAYS = "always"  # connectors only: this (agent, connector) pair from now on
 
 
 class ApprovalRequest(BaseModel):
@@ -47,7 +52,7 @@ class ApprovalRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["command", "path", "network", "memory"]
+    kind: Literal["command", "path", "network", "memory", "connector"]
     category: str
     subject: str
     reasons: list[str]
@@ -121,7 +126,9 @@ class ApprovalGate:
             log.warning("approver failed (%s); the request is denied", type(exc).__name__)
             answer = Decision.DENY
         decision = _coerce(answer)
-        if decision is Decision.RUN and run is not None:
+        if decision is Decision.ALWAYS and request.kind != "connector":
+            decision = Decision.RUN  # only a connector pair is remembered beyond the run
+        if decision in (Decision.RUN, Decision.ALWAYS) and run is not None:
             with self._lock:
                 self._grants.setdefault(run, set()).add(request.scope_key)
         self._log(request, decision, remembered=False)
@@ -141,15 +148,17 @@ class ApprovalGate:
 
 
 PROMPT_ANSWERS = {"o": "once", "once": "once", "y": "once", "yes": "once", "r": "run",
-                  "run": "run", "d": "deny", "n": "deny", "no": "deny", "deny": "deny", "": "deny"}
+                  "run": "run", "d": "deny", "n": "deny", "no": "deny", "deny": "deny", "": "deny",
+                  "a": "always", "always": "always"}
 
 
 def prompt_text(request: ApprovalRequest) -> str:
     """The question a text prompt (``input()``) asks; see :func:`prompt_answer`."""
     reasons = "; ".join(request.reasons)
+    always = ", [a]lways" if request.kind == "connector" else ""
     return (f"orkas asks to {request.kind} ({request.category}): {request.subject}"
             f"{' — ' + reasons if reasons else ''}\n"
-            f"allow [o]nce, for this [r]un, or [d]eny? ")
+            f"allow [o]nce, for this [r]un{always}, or [d]eny? ")
 
 
 def prompt_answer(raw: Any) -> Decision:

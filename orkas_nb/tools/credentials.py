@@ -47,6 +47,9 @@ ENV_CREDENTIALS: Mapping[str, tuple[str, ...]] = {
     "NPM_CONFIG_USERCONFIG": ("",), "GOOGLE_APPLICATION_CREDENTIALS": ("",),
     "HF_HOME": ("token",), "JUPYTER_RUNTIME_DIR": ("",), "XDG_RUNTIME_DIR": ("jupyter",),
     "GEM_HOME": ("credentials",),
+    # The connectors' key file, encrypted values and consent store (core/locations.py:
+    # secrets_dir); the default place is under ~/.config/orkas_nb, listed above.
+    "ORKAS_SECRETS_DIR": ("",), "ORKAS_CONFIG_DIR": ("secrets",),
 }
 # Folder names refused wherever they appear (a copy of ~/.ssh inside an allowed folder).
 CREDENTIAL_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".password-store", ".kube", STATE_DIR})

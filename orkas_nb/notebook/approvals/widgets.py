@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 DEFAULT_TIMEOUT_S = 300.0
 _LABELS = {Decision.ONCE: "allowed this time", Decision.RUN: "allowed for this run",
-           Decision.DENY: "denied"}
+           Decision.DENY: "denied", Decision.ALWAYS: "always allowed"}
 
 
 class ApprovalHost(Protocol):
@@ -70,6 +70,9 @@ class ApprovalPrompt:
             Decision.DENY: widgets.Button(description="Deny", button_style="danger",
                                           tooltip="Refuse; the agent is told why"),
         }
+        if request.kind == "connector":  # a connector pair may be allowed from now on
+            self.buttons[Decision.ALWAYS] = widgets.Button(
+                description="Always", tooltip=f"Always allow {request.scope_text}")
         for decision, button in self.buttons.items():
             button.add_class(f"orkas-approve-{decision.value}")
         self.box = widgets.VBox([self.text, widgets.HBox(list(self.buttons.values()))])
