@@ -196,3 +196,24 @@ async def test_connector_calls_through_the_gateway_are_confirmed_per_pair(home, 
     assert "RESULT call_connector error=False" in outcome.summary
     assert '"timezone": "UTC"' in outcome.summary and '"datetime"' in outcome.summary
     team.close()
+
+
+async def test_the_group_stop_ends_the_program(home, ws, tmp_path) -> None:
+    import psutil
+
+    pidfile = tmp_path / "pid"
+    script = f"echo $$ > {pidfile}; echo started; exec sleep 60"
+    team = _team(ws, lambda r: Decision.ONCE, ["sh", "-c", script])
+    task = asyncio.ensure_future(team.dispatch("ext", "wait"))
+    for _ in range(200):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    pid = int(pidfile.read_text())
+    assert psutil.pid_exists(pid)
+    team.stop("stopped by the user")
+    outcome = await asyncio.wait_for(task, 20)
+    assert outcome.status == "interrupted"
+    await asyncio.sleep(0.2)
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    team.close()
