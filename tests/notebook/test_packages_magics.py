@@ -48,6 +48,8 @@ def test_install_list_use_and_remove(setup: tuple[Kernel, GitDaemon, Path]) -> N
     k.run("%%agent -m $m\ngreet the notebook")
     assert "HELLO-7731 notebook" in k.value("last_prompt(m, 1)")
     assert "<name>greeting</name>" in k.value("m.requests[0].system")
+    skills = k.run("%agent skills").stream()
+    assert "external package greeter" in skills and "greeting: Greets people" in skills
     again = k.run(f"%agent packages install {url}", allow_error=True).stream("stderr")
     assert again.startswith("UsageError: ") and "already installed" in again
     bad = k.run("%agent packages install file:///etc", allow_error=True).stream("stderr")
@@ -57,3 +59,14 @@ def test_install_list_use_and_remove(setup: tuple[Kernel, GitDaemon, Path]) -> N
     k.run("%%agent -m $m\ngreet the notebook")
     assert "HELLO-7731" not in k.value("last_prompt(m, 1)")
     assert not (managed / "src" / "greeter").exists()
+
+
+def test_agents_lists_an_external_agents_command(setup: tuple[Kernel, GitDaemon, Path]) -> None:
+    k, _, _ = setup
+    ws = Path(k.value("str(__import__('os').getcwd())"))
+    folder = ws / ".orkas" / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "outside.md").write_text("---\nname: outside\ndescription: Another tool's agent.\n"
+                                       "command: [other-agent, --print, '{task}']\n---\n")
+    listed = k.run("%agent agents").stream()
+    assert "outside  (project:" in listed and "command     other-agent --print '{task}'" in listed
