@@ -51,7 +51,7 @@ def assemble_tools(
     if workspace_tools:
         from ..tools import default_tools
 
-        settings, readonly_paths = _with_packages(settings, readonly_paths)
+        settings, readonly_paths = _with_packages(workspace, settings, readonly_paths)
         for t in default_tools(workspace, services=services, allowed_paths=allowed_paths,
                                approver=approver, settings=settings, readonly_paths=readonly_paths):
             registry.add(t)
@@ -64,7 +64,7 @@ def assemble_tools(
     return [t for name in registry.names() if (t := registry.get(name)) is not None]
 
 
-def _with_packages(settings: ToolSettings | dict[str, Any] | None,
+def _with_packages(workspace: str | Path, settings: ToolSettings | dict[str, Any] | None,
                    readonly: Iterable[str | Path]) -> tuple[Any, list[str | Path]]:
     """The external packages' commands on bash's PATH (appended: a package never shadows a
     program of the machine) and their managed folder read-only, when any package offers one
@@ -76,6 +76,14 @@ def _with_packages(settings: ToolSettings | dict[str, Any] | None,
     packages = Packages()
     readonly = list(readonly)
     if not packages.has_commands():
+        return settings, readonly
+    from ..core.errors import ConfigError
+    from ..tools.paths import PathPolicy
+
+    try:
+        PathPolicy(workspace).check_readonly_extras([packages.root])
+    except ConfigError as exc:  # $ORKAS_PACKAGES_DIR in a folder the sandbox must hide
+        log.warning("the external packages' commands are left out: %s", exc)
         return settings, readonly
     from pydantic import ValidationError
 

@@ -39,11 +39,17 @@ from ..core.errors import ConfigError
 from .package_git import PackageRefused, check_source, clone, fetch_update
 from .relay import Detected, EntryPoint, deps_plan, detect, install_env, write_relays
 
-__all__ = ["InstalledPackage", "PackageRefused", "Packages", "packages_dir"]
+__all__ = ["InstalledPackage", "PackageRefused", "Packages", "install_deps_answer", "packages_dir"]
 
 PACKAGE_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-# Answers a dependency install question: True (install) or False; the question is the text.
+# Answers a dependency install question (the text): True installs, False declines (remembered),
+# None leaves it pending (nobody could be asked).
 AskDeps = Callable[[str, str], Any]
+
+
+def install_deps_answer(_name: str, _question: str) -> bool:
+    """The answer of a user who asked for the install by name (`deps NAME`, `--deps yes`)."""
+    return True
 
 
 def packages_dir() -> Path:
@@ -201,7 +207,7 @@ class Packages:
         """Install a package's dependencies now (the user asked for it by name)."""
         with self._locked():
             record = self.get(name)
-            return self._settle(record, detect(self.source(name)), lambda _n, _q: True)
+            return self._settle(record, detect(self.source(name)), install_deps_answer)
 
     def _settle(self, record: InstalledPackage, found: Detected,
                 ask_deps: AskDeps | None) -> InstalledPackage:
@@ -226,7 +232,7 @@ class Packages:
         if plan is None:
             return record.model_copy(update={"deps": "none", "deps_digest": None})
         remembered = record.deps_digest == plan.digest
-        if remembered and record.deps == "declined":
+        if remembered and record.deps == "declined" and ask is not install_deps_answer:
             return record
         if remembered and record.deps == "installed" and (self.env(record.name) / "bin").is_dir():
             return record
@@ -235,7 +241,10 @@ class Packages:
                 return record.model_copy(update={"deps": "pending", "deps_digest": plan.digest})
             question = (f"package {record.name!r} declares dependencies ({plan.manifest}); "
                         f"install them into its own environment by running: {plan.text()}")
-            if ask(record.name, question) is not True:
+            answer = ask(record.name, question)
+            if answer is None:  # no one could be asked: ask again next time
+                return record.model_copy(update={"deps": "pending", "deps_digest": plan.digest})
+            if answer is not True:
                 return record.model_copy(update={"deps": "declined", "deps_digest": plan.digest})
         shutil.rmtree(self.env(record.name), ignore_errors=True)
         install_env(plan)

@@ -153,7 +153,7 @@ def test_dependencies_ask_once_and_remember(git_server, managed) -> None:
     managed.update("deps", ask_deps=ask)
     assert len(asked) == 1  # same manifest: remembered
     git_server.publish("deps", {"requirements.txt": "# changed\n"})
-    assert managed.update("deps", ask_deps=lambda n, q: asked.append(q) and False).deps == "declined"
+    assert managed.update("deps", ask_deps=lambda n, q: asked.append(q) or False).deps == "declined"
     assert len(asked) == 2  # a changed manifest asks again
     managed.update("deps", ask_deps=ask)
     assert len(asked) == 2  # and the refusal is remembered too
@@ -223,3 +223,22 @@ async def test_the_cli_runs_through_the_sandboxed_bash(git_server, managed, tmp_
     else:
         # Degraded mode: the grader asks before it runs a program it cannot read.
         assert "unconfined_code" in asked
+
+
+def test_a_managed_folder_the_sandbox_must_hide_is_left_out(git_server, managed, tmp_path,
+                                                            monkeypatch, caplog) -> None:
+    from orkas_nb.agent.assembly import assemble_tools
+
+    managed.install(git_server.publish("hello-cli", {"bin/hello": (HELLO, 0o755)}))
+    # The same packages, seen from inside a credential folder (~/.ssh): never bound.
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    moved = home / ".ssh" / "managed"
+    managed.root.rename(moved)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ORKAS_PACKAGES_DIR", str(moved))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    tools = assemble_tools(ws)  # builds: the packages are left out, with a warning
+    assert "bash" in [t.name for t in tools]
+    assert "left out" in caplog.text

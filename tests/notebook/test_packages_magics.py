@@ -70,3 +70,16 @@ def test_agents_lists_an_external_agents_command(setup: tuple[Kernel, GitDaemon,
                                        "command: [other-agent, --print, '{task}']\n---\n")
     listed = k.run("%agent agents").stream()
     assert "outside  (project:" in listed and "command     other-agent --print '{task}'" in listed
+
+
+def test_dependencies_wait_when_no_one_can_answer(setup: tuple[Kernel, GitDaemon, Path]) -> None:
+    k, server, managed = setup
+    url = server.publish("needs", {"bin/needs": ("#!/bin/sh\necho needs\n", 0o755),
+                                   "requirements.txt": "# nothing to fetch\n"})
+    # A kernel without stdin cannot ask: nothing is installed and nothing is remembered.
+    out = k.run(f"%agent packages install {url}").stream()
+    assert "no answer could be asked" in out and "not installed yet" in out
+    assert not (managed / "envs" / "needs").exists()
+    out = k.run("%agent packages update needs --deps yes").stream()
+    assert "installed in its own environment" in out and (managed / "envs" / "needs" / "bin").is_dir()
+    k.run("%agent packages remove needs")

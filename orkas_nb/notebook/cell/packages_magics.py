@@ -43,17 +43,19 @@ def _options(args: list[str], allowed: set[str]) -> tuple[list[str], dict[str, s
 
 def _asker(opts: dict[str, str]) -> Any:
     if "deps" in opts:
-        answer = opts["deps"] == "yes"
-        return lambda _name, _question: answer
+        from ...connectors.packages import install_deps_answer
 
-    def ask(_name: str, question: str) -> bool:
+        return install_deps_answer if opts["deps"] == "yes" else lambda _name, _question: False
+
+    def ask(_name: str, question: str) -> bool | None:
         from ...harness.approval import Decision, prompt_answer
 
         try:
             raw = input(f"{question}\ninstall? [y/N] ")
         except (EOFError, RuntimeError):  # no stdin (a headless kernel): not installed
-            print("(no answer could be asked; install later with %agent packages deps NAME)")
-            return False
+            print("(no answer could be asked; install them with %agent packages deps NAME, or "
+                  "pass --deps yes)")
+            return None
         return prompt_answer(raw) is not Decision.DENY
 
     return ask
