@@ -9,7 +9,7 @@ of the approved servers. Modules:
 - :mod:`.consent`  approvals outside the workspace, keyed by name, launch and tool hash
 - :mod:`.runtime`  the one place servers start, live with the process and stop
 - :mod:`.tools`    server tools as agent tools (names, per-pair confirmation, results)
-- :mod:`.review`   asking the user before a first start and after changed tools
+- :mod:`.asking`   asking the user before a first start and after changed tools
 
 The SDK (``mcp``) is imported only when a server starts: ``import orkas_nb`` stays light.
 The other doors of the open host, each in modules of their own:
@@ -33,7 +33,7 @@ def __getattr__(name: str) -> Any:
 
         return connector_tools
     if name == "review":
-        from .review import review
+        from .asking import review
 
         return review
     if name == "shutdown":

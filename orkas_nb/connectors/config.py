@@ -182,7 +182,10 @@ def load(workspace: str | Path) -> dict[str, ServerConfig]:
 def parse_entry(name: str, text: str | dict[str, Any]) -> dict[str, Any]:
     """An entry as the user gave it: a JSON object, ``{"name": {...}}`` or a whole
     ``{"mcpServers": {"name": {...}}}`` pasted from another host."""
-    data = json.loads(text) if isinstance(text, str) else dict(text)
+    try:
+        data = json.loads(text) if isinstance(text, str) else dict(text)
+    except ValueError as exc:
+        raise ConfigError(f"the entry for {name!r} is not valid JSON ({exc})") from None
     if isinstance(data, dict) and isinstance(data.get("mcpServers"), dict):
         data = data["mcpServers"]
     if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), dict) \
@@ -190,7 +193,10 @@ def parse_entry(name: str, text: str | dict[str, Any]) -> dict[str, Any]:
         data = next(iter(data.values()))
     if not isinstance(data, dict):
         raise ConfigError("a server entry is a JSON object with 'command' or 'url'")
-    ServerConfig.model_validate({**data, "name": check_name(name)})  # refuse before writing
+    try:
+        ServerConfig.model_validate({**data, "name": check_name(name)})  # refuse before writing
+    except ValidationError as exc:
+        raise ConfigError(f"server {name!r}: {_reason(exc)}") from None
     return data
 
 

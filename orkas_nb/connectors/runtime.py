@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..core.errors import OrkasError
 from .config import STATE_DIR, ServerConfig
 
 log = logging.getLogger("orkas_nb.connectors")
@@ -37,7 +38,7 @@ CALL_TIMEOUT = 60.0
 _PASSED = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 
 
-class ServerUnavailable(Exception):
+class ServerUnavailable(OrkasError):
     """A server that failed to start, died, or timed out; the message is for the model."""
 
 

@@ -159,7 +159,10 @@ def open_ref(ref: dict[str, str], *, owner: str) -> str:
     if token is None:
         raise SecretsError(f"{owner} refers to a secret this machine does not have (a config "
                            "copied from elsewhere?); set the value again with %agent mcp add")
-    fernet = _fernet(create=False)
+    try:
+        fernet = _fernet(create=False)
+    except SecretsError as exc:
+        raise SecretsError(f"{owner} cannot be read: {exc}") from None
     if fernet is None:
         raise SecretsError(f"{owner} is encrypted but the key is missing ({key_location()}); "
                            "restore the key, or add the server's values again")

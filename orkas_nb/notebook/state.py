@@ -63,6 +63,8 @@ class NotebookState:
         self.background: dict[str, ActiveRun] = {}
         self._pool: ProviderPool | None = None
         self.tools: dict[tuple[Any, ...], list[Any]] = {}  # built tools, see prepare._tools
+        # What the user is told of those tools at each turn (MCP servers not approved or down).
+        self.tool_notices: dict[tuple[Any, ...], list[str]] = {}
         # A team conversation's state (bus, ledger, member sessions) per session name: opened
         # once per kernel, as its files are locked to the process that holds them.
         self._teams: dict[str, Any] = {}
@@ -108,6 +110,7 @@ class NotebookState:
         tools (what was read) afresh."""
         self._pool = None
         self.tools.clear()
+        self.tool_notices.clear()
 
     # -- sessions ---------------------------------------------------------------------------
 

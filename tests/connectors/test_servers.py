@@ -12,7 +12,7 @@ import pytest
 
 from orkas_nb import Agent
 from orkas_nb.connectors import config as cfg
-from orkas_nb.connectors.review import review
+from orkas_nb.connectors.asking import review
 from orkas_nb.connectors.runtime import manager
 from tests.fakes.model_server import Reply, ToolCall
 
@@ -34,7 +34,7 @@ async def test_time_and_git_over_stdio_reach_the_model(home, ws, model_server, a
     cfg.save(ws, "time", {"command": "mcp-server-time", "args": ["--local-timezone", "UTC"]})
     cfg.save(ws, "git", {"command": "mcp-server-git", "args": ["--repository", str(ws)]})
     for name in ("time", "git"):
-        assert (await review(ws, name, approve_all)).approved
+        assert (review(ws, name, approve_all)).approved
     model_server.push(
         Reply(tool_calls=[ToolCall("mcp__time__get_current_time", '{"timezone": "Asia/Tokyo"}'),
                           ToolCall("mcp__git__git_status", json.dumps({"repo_path": str(ws)}))]),
@@ -61,7 +61,7 @@ async def test_everything_over_stdio_text_image_and_structured_content(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-kernel-key-must-not-leak")
     cfg.save(ws, "everything", {"command": "node", "args": [str(everything_js), "stdio"],
                                 "env": {"GREETING": "value-sealed-at-rest"}})
-    assert (await review(ws, "everything", approve_all)).approved
+    assert (review(ws, "everything", approve_all)).approved
     model_server.push(
         Reply(tool_calls=[
             ToolCall("mcp__everything__echo", '{"message": "ping from the model"}'),
@@ -89,7 +89,7 @@ async def test_everything_over_streamable_http_with_sealed_headers(
                             "headers": {"X-Api-Key": "header-secret-123"}})
     text = cfg.workspace_file(ws).read_text()
     assert "header-secret-123" not in text and "$secret" in text
-    seen = await review(ws, "remote", approve_all)
+    seen = review(ws, "remote", approve_all)
     assert seen.approved and "get-sum" in [t.name for t in seen.tools]
     assert approve_all.asked[0].category == "mcp_remote" and everything_http in approve_all.asked[0].subject
     model_server.push(Reply(tool_calls=[ToolCall("mcp__remote__get-sum", '{"a": 20, "b": 22}')]),
@@ -115,7 +115,7 @@ async def test_a_dead_server_restarts_once_then_the_model_is_told(home, ws, appr
     from orkas_nb.harness.tool_protocol import ToolContext
 
     cfg.save(ws, "time", {"command": "mcp-server-time"})
-    await review(ws, "time", approve_all)
+    review(ws, "time", approve_all)
     tools, _ = connector_tools(ws, [], approver=approve_all)
     tool = next(t for t in tools if t.name == "mcp__time__get_current_time")
     ctx = ToolContext(workspace=ws, abort=AbortSignal())
@@ -136,7 +136,7 @@ async def test_a_hung_call_times_out_with_a_clear_observation(home, ws, approve_
     from orkas_nb.harness.tool_protocol import ToolContext
 
     cfg.save(ws, "slow", {"command": "node", "args": [str(everything_js), "stdio"], "timeout": 1})
-    await review(ws, "slow", approve_all)
+    review(ws, "slow", approve_all)
     tools, _ = connector_tools(ws, [], approver=approve_all)
     tool = next(t for t in tools if t.name == "mcp__slow__trigger-long-running-operation")
     out = await tool.execute({"duration": 30, "steps": 2},

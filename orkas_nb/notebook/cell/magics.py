@@ -230,6 +230,11 @@ class AgentMagics(Magics):
 
         agents_command(self.state, args)
 
+    def _cmd_mcp(self, args: list[str], rest: str) -> None:
+        from .mcp_magics import mcp_command
+
+        mcp_command(self.state, rest)
+
     def _cmd_skills(self, args: list[str], rest: str) -> None:
         from .team_magics import skills_command
 

@@ -32,13 +32,17 @@ class Review:
     message: str = ""
 
 
-async def _ask(approver: Any, request: ApprovalRequest) -> Decision:
+def _ask(approver: Any, request: ApprovalRequest) -> Decision:
     if approver is None:
         return Decision.DENY
     answer = approver(request)
-    if inspect.isawaitable(answer):
-        answer = await answer
+    if inspect.isawaitable(answer):  # an async approver, from plain code: on the manager's loop
+        answer = manager().run(_awaited(answer))
     return to_decision(answer)
+
+
+async def _awaited(answer: Any) -> Any:
+    return await answer
 
 
 def _request(server: cfg.ServerConfig, subject: str, reasons: list[str]) -> ApprovalRequest:
@@ -48,8 +52,11 @@ def _request(server: cfg.ServerConfig, subject: str, reasons: list[str]) -> Appr
         scope_text=f"the MCP server {server.name!r}", tool="mcp")
 
 
-async def review(workspace: str | Path, name: str, approver: Any) -> Review:
-    """Approve (asking if needed) and start ``name``; its tools, or why it does not run."""
+def review(workspace: str | Path, name: str, approver: Any) -> Review:
+    """Approve (asking if needed) and start ``name``; its tools, or why it does not run.
+
+    Plain (blocking) code: the notebook's ``%agent mcp test`` asks at the prompt, where the
+    user just typed the command; an async approver is run on the manager's loop."""
     workspace = Path(workspace).resolve()
     servers = cfg.load(workspace)
     if name not in servers:
@@ -65,7 +72,7 @@ async def review(workspace: str | Path, name: str, approver: Any) -> Review:
         reasons = [f"configured {where}",
                    "a local server runs as a program with your permissions" if server.local
                    else "a remote server receives what the agent sends it"]
-        decision = await _ask(approver, _request(server, f"MCP server {name!r}: {launch}", reasons))
+        decision = _ask(approver, _request(server, f"MCP server {name!r}: {launch}", reasons))
         if decision is Decision.DENY:
             return Review(name, False, launch, message=f"not approved: {name!r} was not started")
         consent.approve(server, None)
@@ -75,7 +82,7 @@ async def review(workspace: str | Path, name: str, approver: Any) -> Review:
     known = (record or {}).get("tools_hash")
     if known is not None and known != digest:
         listed = ", ".join(t.name for t in server_run.tools) or "(none)"
-        decision = await _ask(approver, _request(
+        decision = _ask(approver, _request(
             server, f"MCP server {name!r} changed its tools since you approved it; now: {listed}",
             ["a server's tools are what the agent may call; changed definitions need your "
              "approval again"]))
