@@ -100,8 +100,8 @@ class ExternalMember:
             kind="connector", category="external_agent", tool="dispatch_to", agent=self.name,
             subject=f"external agent {self.name!r}: {launch.describe()}",
             reasons=[f"defined in {self.definition.path}",
-                     "it runs as a program with your permissions, outside the sandbox, and may "
-                     "call this workspace's skills, knowledge base and connectors back"],
+                     ("it runs as a program with your permissions, outside the sandbox, and may "
+                      "call this workspace's skills, knowledge base and connectors back")],
             scope_key=f"external-agent:{self.name}", scope_text=f"the external agent {self.name!r}")
         decision = await ApprovalGate().ask(request, run=None, approver=self.approver())
         if decision is Decision.DENY:

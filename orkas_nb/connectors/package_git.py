@@ -92,7 +92,8 @@ def _git(args: list[str], protocol: str, cwd: Path | None = None) -> str:
             "-c", "core.symlinks=false", "-c", "transfer.fsckObjects=true", *args]
     try:
         done = subprocess.run(argv, cwd=cwd, env=_git_env(protocol), capture_output=True,
-                              text=True, timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+                              check=False, text=True, timeout=GIT_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         raise ConfigError("git is not installed; packages are git repositories") from None
     except subprocess.TimeoutExpired:

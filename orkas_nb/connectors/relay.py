@@ -91,9 +91,9 @@ def detect(folder: Path) -> Detected:
     if named:
         found.skill_roots.append((str(folder), named))
     skills_dir = folder / "skills"
-    if skills_dir.is_dir() and "skills" not in named:
-        if any(_has_skill(p) for p in skills_dir.iterdir() if p.is_dir()):
-            found.skill_roots.append((str(skills_dir), None))
+    if skills_dir.is_dir() and "skills" not in named and any(
+            _has_skill(p) for p in skills_dir.iterdir() if p.is_dir()):
+        found.skill_roots.append((str(skills_dir), None))
     bin_dir = folder / "bin"
     if bin_dir.is_dir():
         for p in sorted(bin_dir.iterdir()):
@@ -197,7 +197,7 @@ def install_env(plan: DepsPlan) -> None:
     """Run ``plan`` (approved by the caller) with an environment free of the kernel's secrets."""
     for argv in plan.commands:
         try:
-            done = subprocess.run(argv, env=scrubbed_env(), capture_output=True, text=True,
+            done = subprocess.run(argv, env=scrubbed_env(), capture_output=True, text=True, check=False,
                                   timeout=INSTALL_TIMEOUT_S, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             raise ConfigError(f"installing the dependencies took over {INSTALL_TIMEOUT_S:.0f} s") from None

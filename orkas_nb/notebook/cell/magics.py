@@ -101,8 +101,8 @@ class AgentMagics(Magics):
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
         """%agent sessions | show [SESSION] | new | clear | use SESSION | config | allow PATH |
-        steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | skills | packages … |
-        help"""
+        steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | skills | mcp … |
+        packages … | help"""
         words = split(line, LINE_USAGE)
         if not words:
             raise UsageError(f"a subcommand is needed; usage: {LINE_USAGE}")
