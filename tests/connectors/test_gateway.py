@@ -46,14 +46,14 @@ async def test_the_right_credential_works_and_others_are_refused(tmp_path: Path)
         assert stat.S_IMODE(gw.socket_path.stat().st_mode) == 0o600
         first = gw.open_run("ext", [ECHO], ttl_s=60)
         code, out, err = await _external('token KEEP\nlist\ncall echo {"x": "hi"}', first.env(),
-                                         KEEP_TOKEN_FILE=keep)
+                                         KEEP_ENV_FILE=keep)
         assert code == 0, err
         assert "TOOLS echo" in out and "RESULT echo error=False: echo hi" in out
         code, out, err = await _external("token WRONG\nlist", first.env())
         assert code == 4 and "TOOLS" not in out and "refused: wrong credential" in err
         gw.close_run(first)  # the run ended: its credential is destroyed
         second = gw.open_run("ext", [ECHO], ttl_s=60)
-        code, out, err = await _external("token REUSE\nlist", second.env(), KEEP_TOKEN_FILE=keep)
+        code, out, err = await _external("token REUSE\nlist", second.env(), KEEP_ENV_FILE=keep)
         assert code == 4 and "refused: expired credential" in err and "TOOLS" not in out
         assert not first.config_path.exists()  # the mcpServers file of the ended run is gone
         short = gw.open_run("ext", [ECHO], ttl_s=0.2)
@@ -110,7 +110,7 @@ def test_no_network_port_is_opened() -> None:
 SKILL = "---\nname: tally\ndescription: Counts things.\n---\nRun `cat $SKILL_DIR/data.txt`.\n"
 
 
-def _team(ws: Path, approver, command: list[str]):
+def _team(ws: Path, approver, command: list[str], durable: bool = False):
     from orkas_nb import Agent
     from orkas_nb.agent.team import build_team
     from orkas_nb.testing import ScriptedModel
@@ -124,7 +124,7 @@ def _team(ws: Path, approver, command: list[str]):
     (skill / "SKILL.md").write_text(SKILL)
     (skill / "data.txt").write_text("TALLY-4242\n")
     agent = Agent(ScriptedModel([]), workspace=ws, approver=approver, memory=False)
-    return build_team(agent, durable=False)
+    return build_team(agent, durable=durable)
 
 
 async def test_an_external_agent_is_approved_once_then_calls_back(home, ws) -> None:
@@ -216,3 +216,19 @@ async def test_the_group_stop_ends_the_program(home, ws, tmp_path) -> None:
     await asyncio.sleep(0.2)
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     team.close()
+
+
+async def test_the_credential_is_in_no_file_the_run_wrote(home, ws, tmp_path) -> None:
+    keep = tmp_path / "seen-by-the-program.json"
+    team = _team(ws, lambda r: Decision.ONCE, [sys.executable, str(AGENT)], durable=True)
+    os.environ["KEEP_ENV_FILE"] = str(keep)
+    try:
+        outcome = await team.dispatch("ext", "token KEEP\nlist")
+    finally:
+        del os.environ["KEEP_ENV_FILE"]
+    assert outcome.status == "done" and "TOOLS" in outcome.summary
+    token = json.loads(keep.read_text())["ORKAS_GATEWAY_TOKEN"]
+    team.close()
+    written = [p for base in (ws, home) for p in base.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".log" for p in written)  # the program's stderr log, among others
+    assert [p for p in written if token.encode() in p.read_bytes()] == []

@@ -5,7 +5,7 @@ calls the task names and prints what came back.
 
 Task lines: ``list`` (tool names), ``call NAME JSON`` (one call), ``token WRONG|MISSING|KEEP``
 (before the first call: use another credential, none, or save the real one to
-``$KEEP_TOKEN_FILE`` for a later run to try), ``sleep S``.
+``$KEEP_ENV_FILE`` for a later run to try), ``sleep S``.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ async def main() -> int:
             elif how == "MISSING":
                 env.pop("ORKAS_GATEWAY_TOKEN")
             elif how == "KEEP":
-                with open(os.environ["KEEP_TOKEN_FILE"], "w") as f:
+                with open(os.environ["KEEP_ENV_FILE"], "w") as f:
                     json.dump(env, f)
             elif how == "REUSE":
-                with open(os.environ["KEEP_TOKEN_FILE"]) as f:
+                with open(os.environ["KEEP_ENV_FILE"]) as f:
                     env = json.load(f)
     params = StdioServerParameters(command=entry["command"], args=entry["args"], env=env)
     try:
