@@ -51,6 +51,7 @@ def assemble_tools(
     if workspace_tools:
         from ..tools import default_tools
 
+        settings, readonly_paths = _with_packages(workspace, settings, readonly_paths)
         for t in default_tools(workspace, services=services, allowed_paths=allowed_paths,
                                approver=approver, settings=settings, readonly_paths=readonly_paths):
             registry.add(t)
@@ -61,6 +62,41 @@ def assemble_tools(
     if connectors if connectors is not None else workspace_tools:
         _add_connectors(registry, workspace, approver, notices)
     return [t for name in registry.names() if (t := registry.get(name)) is not None]
+
+
+def _with_packages(workspace: str | Path, settings: ToolSettings | dict[str, Any] | None,
+                   readonly: Iterable[str | Path]) -> tuple[Any, list[str | Path]]:
+    """The external packages' commands on bash's PATH (appended: a package never shadows a
+    program of the machine) and their managed folder read-only, when any package offers one
+    (:mod:`orkas_nb.connectors.packages`)."""
+    import os
+
+    from ..connectors.packages import Packages
+
+    packages = Packages()
+    readonly = list(readonly)
+    if not packages.has_commands():
+        return settings, readonly
+    from ..core.errors import ConfigError
+    from ..tools.paths import PathPolicy
+
+    try:
+        PathPolicy(workspace).check_readonly_extras([packages.root])
+    except ConfigError as exc:  # $ORKAS_PACKAGES_DIR in a folder the sandbox must hide
+        log.warning("the external packages' commands are left out: %s", exc)
+        return settings, readonly
+    from pydantic import ValidationError
+
+    from ..tools.settings import ToolSettings
+
+    try:
+        conf = (ToolSettings.model_validate(settings) if isinstance(settings, dict)
+                else settings or ToolSettings())
+    except ValidationError:
+        return settings, readonly  # default_tools reports it, field by field
+    path = conf.env.get("PATH") or os.environ.get("PATH") or "/usr/local/bin:/usr/bin:/bin"
+    env = {**conf.env, "PATH": f"{path}{os.pathsep}{packages.bin_dir}"}
+    return conf.model_copy(update={"env": env}), [*readonly, packages.root]
 
 
 def _add_connectors(registry: Any, workspace: str | Path, approver: Any,

@@ -114,10 +114,10 @@ def discover(workspace: str | Path, *, open_tier: bool = True,
     from ..team.skills import default_skill_roots, discover_skills
 
     roots, problems = default_skill_roots(workspace, user_dir, open_tier=open_tier,
-                                          entry_points=False)
+                                          entry_points=False, external=package_skill_roots())
     ep_roots, ep_problems = _entry_point_roots()
     roots = roots[:3] + ep_roots + roots[3:]  # the documented order: workspace, user, packages, …
-    key = tuple((str(r.path), r.tier, r.label) for r in roots)
+    key = tuple((str(r.path), r.tier, r.label, r.only) for r in roots)
     signature = _signature(roots)
     with _lock:
         hit = _found.get(key)
@@ -130,6 +130,16 @@ def discover(workspace: str | Path, *, open_tier: bool = True,
                 _found.clear()
             _found[key] = (signature, (skills, found))
     return list(skills), [*problems, *ep_problems, *found]
+
+
+def package_skill_roots() -> list[SkillRoot]:
+    """The skills of the installed external packages, at the "external package" tier."""
+    from ..connectors.packages import Packages
+    from ..team.skills import SkillRoot
+
+    return [SkillRoot(path=folder, tier="external", label=f"external package {name}",
+                      only=tuple(only) if only is not None else None)
+            for folder, only, name in Packages().skill_roots()]
 
 
 def _signature(roots: Sequence[SkillRoot]) -> tuple[Any, ...]:

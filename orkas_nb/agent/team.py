@@ -83,7 +83,10 @@ def _build(agent: Agent, conversation: str, definitions: Sequence[AgentDefinitio
         return None, problems
     # A worker is the commander's own hand: its prompt and tools, not the commander's role.
     worker = MemberSpec(name="worker", system_prompt=agent.system_prompt)
-    team = Team(agent, agent.member_factory(), definitions,
+    from .external import external_aware
+
+    # A definition naming a program (``command:``) is an external agent (agent/external.py).
+    team = Team(agent, external_aware(agent.member_factory(), list(definitions), agent), definitions,
                 state=state if state is not None else TeamState(agent.workspace, conversation,
                                                                  durable=durable),
                 worker=worker)

@@ -12,8 +12,12 @@ of the approved servers. Modules:
 - :mod:`.asking`   asking the user before a first start and after changed tools
 
 The SDK (``mcp``) is imported only when a server starts: ``import orkas_nb`` stays light.
-Room is kept here for the other doors of the open host (external skill packages, the reverse
-gateway), each in a module of its own.
+The other doors of the open host, each in modules of their own:
+
+- :mod:`.packages`, :mod:`.package_git`, :mod:`.relay`   external skill packages (git
+  repositories of skills and CLIs, ``%agent packages``)
+- :mod:`.gateway`, :mod:`.gateway_bridge`   the reverse gateway an external agent calls back
+  through
 """
 
 from __future__ import annotations

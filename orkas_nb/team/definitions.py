@@ -3,7 +3,10 @@
 A definition is ``<name>.md`` in the workspace's ``.orkas/agents/`` or the user's
 ``<config dir>/agents/``: YAML front matter with ``name``, ``description`` (what the commander
 routes on), ``model``, ``tools`` (an allow list; default: the read-only workspace tools),
-``skills`` and ``max_steps``; the body is the system prompt.
+``skills`` and ``max_steps``; the body is the system prompt. An **external agent** names a
+program instead (``command``: a list, or a string split as a shell would, without running one):
+``dispatch_to`` launches it with the task, and it calls back into the workspace through the
+reverse gateway (:mod:`orkas_nb.agent.external`); the user approves the exact command first.
 
 :func:`load_agent_definitions` reads both folders and never raises on a bad file: each mistake
 becomes one :class:`~.front_matter.Problem` line naming the file and the field (bad YAML, an
@@ -36,7 +39,7 @@ DEFAULT_AGENT_TOOLS: tuple[str, ...] = ("read_file", "stat_file", "search_files"
 RESERVED_NAMES = frozenset({"user", "commander"})
 # Agents are @-mentioned and become bus members and tool arguments: keep names plain.
 AGENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-FIELDS = ("name", "description", "model", "tools", "skills", "max_steps")
+FIELDS = ("name", "description", "model", "tools", "skills", "max_steps", "command")
 
 Scope = Literal["project", "user"]
 ModelCheck = Callable[[str], Any]
@@ -56,6 +59,9 @@ class AgentDefinition(BaseModel):
     max_steps: int | None = Field(default=None, gt=0)
     path: Path
     scope: Scope
+    # An external agent: the program (and its arguments) dispatch_to launches; None: an agent
+    # run by this harness.
+    command: tuple[str, ...] | None = None
 
 
 def check_agent_name(name: object) -> str | None:
@@ -163,13 +169,33 @@ def _load_one(path: Path, scope: Scope, known_tools: Collection[str], check_mode
                                   or max_steps < 1):
         problem("max_steps", f"must be a positive whole number, not {max_steps!r}")
         ok = False
-    if not body:
+    command = _command(fields.get("command"), problem)
+    ok &= command is not False
+    if not body and command is None:
         problem("body", "empty: the body is the agent's system prompt", "warning")
     if not ok:
         return None
     return AgentDefinition(name=name, description=description.strip(), system_prompt=body,  # type: ignore[union-attr]
                            model=model, tools=tuple(tools or ()), skills=tuple(skills or ()),
-                           max_steps=max_steps, path=path, scope=scope)
+                           max_steps=max_steps, path=path, scope=scope,
+                           command=command or None)
+
+
+def _command(value: object, problem: Callable[..., None]) -> tuple[str, ...] | None | bool:
+    """The ``command`` field as argv; None when absent; False (reported) when unusable."""
+    import shlex
+
+    if value is None:
+        return None
+    try:
+        argv = shlex.split(value) if isinstance(value, str) else value
+    except ValueError as exc:
+        problem("command", f"cannot be split into a program and its arguments: {exc}")
+        return False
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) and a for a in argv):
+        problem("command", "must be a program and its arguments: a list of strings, or a string")
+        return False
+    return tuple(argv)
 
 
 def _check_model(model: object, check: ModelCheck | None,

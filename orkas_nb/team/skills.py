@@ -15,7 +15,8 @@ Roots, highest priority first (seed 003: custom / marketplace / external package
 1. the workspace: ``.orkas/skills/`` then the cross-tool ``.agents/skills/``;
 2. the user folder: ``<config dir>/skills/``;
 3. installed Python packages: the entry-point group ``orkas_nb.skills``;
-4. external packages (a later issue adds them);
+4. external packages (:mod:`orkas_nb.connectors.packages`: git repositories the user installed,
+   passed in as ``external`` roots by the agent layer);
 5. the **open tier**: other agent tools' global skill folders (:data:`OPEN_TIER_FOLDERS`).
    Putting a skill there is the user's consent, so it is read by default (one switch turns it
    off), but its text is an untrusted surface: open-tier skills are for the commander only and
@@ -75,6 +76,9 @@ class SkillRoot(BaseModel):
     path: Path
     tier: Tier
     label: str
+    # Only these sub-folders are skills (an external package that is itself one skill sits in
+    # the managed folder beside other packages); None: every sub-folder.
+    only: tuple[str, ...] | None = None
 
 
 class Skill(BaseModel):
@@ -244,6 +248,8 @@ def _skill_folders(root: SkillRoot, problems: list[Problem]) -> list[Path]:
     out = []
     for entry in entries:
         if entry.name.startswith(".") or entry.name in _SKIP_DIRS or not entry.is_dir():
+            continue
+        if root.only is not None and entry.name not in root.only:
             continue
         if os.path.lexists(entry / SKILL_FILE) or os.path.lexists(entry / "skill.md"):
             out.append(entry)

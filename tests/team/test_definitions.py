@@ -224,3 +224,24 @@ def test_the_template_refuses_bad_names(tmp_path: Path, name: str, words: str) -
     with pytest.raises(ValueError, match=words):
         write_agent_template(tmp_path / "agents", name)
     assert not (tmp_path / "agents").exists() or list((tmp_path / "agents").iterdir()) == []
+
+
+@pytest.mark.parametrize("value, argv", [
+    ('"my-agent --print {task}"', ("my-agent", "--print", "{task}")),
+    ('["python3", "agent.py", "--fast"]', ("python3", "agent.py", "--fast")),
+])
+def test_an_external_agent_names_its_command(dirs, value, argv) -> None:
+    ws, user, project, _ = dirs
+    write(project, "outside", f"---\nname: outside\ndescription: An agent of another tool.\n"
+                              f"command: {value}\n---\n")
+    found, problems = load(ws, user)
+    assert [d.command for d in found] == [argv]
+    assert problems == []  # no body is needed: the program is the agent
+
+
+@pytest.mark.parametrize("value", ['""', "[]", "[1, 2]", '"unclosed \'quote"', "{a: b}"])
+def test_a_bad_command_is_one_problem_line(dirs, value) -> None:
+    ws, user, project, _ = dirs
+    write(project, "outside", f"---\nname: outside\ndescription: x\ncommand: {value}\n---\nbody\n")
+    found, problems = load(ws, user)
+    assert found == [] and [p.field for p in problems] == ["command"]

@@ -58,6 +58,10 @@ def agents_command(state: NotebookState, args: list[str]) -> None:
                 ("skills", ", ".join(d.skills) or "(none)"),
                 ("max steps", str(d.max_steps) if d.max_steps else "(the team's)"),
                 ("description", d.description)]
+        if d.command:  # an external agent: the program dispatch_to launches (asked before it runs)
+            import shlex
+
+            rows.insert(0, ("command", shlex.join(d.command)))
         for key, value in rows:
             print(textwrap.fill(value, WRAP, initial_indent=f"  {key:<12}", subsequent_indent=" " * 14))
     _print_problems(problems)
