@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..core.errors import StateError
 from ..harness.tool_protocol import Tool, ToolContext, ToolOutput
 from .bus import MEMBER_NAME
 
@@ -51,11 +52,20 @@ class DispatchTo(_TeamTool):
             "type": "object", "additionalProperties": False, "required": ["agent", "task"],
             "properties": {"agent": _agent_field(team, "who does the task"),
                            "task": {"type": "string", "minLength": 1,
-                                    "description": "the complete task, with what it needs"}},
+                                    "description": "the complete task, with what it needs"},
+                           "retry_of": {"type": "string", "description": (
+                               "when this retries a task reported interrupted or failed: "
+                               "that task's id (a task is retried at most once)")}},
         }
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        return _output(await self.team.dispatch(arguments["agent"], arguments["task"]))
+        try:
+            outcome = await self.team.dispatch(arguments["agent"], arguments["task"],
+                                               retry_of=arguments.get("retry_of"),
+                                               call_id=ctx.call_id)
+        except StateError as exc:
+            return ToolOutput(text=f"Nothing was dispatched: {exc}", is_error=True)
+        return _output(outcome)
 
 
 class RunWorker(_TeamTool):
@@ -74,7 +84,8 @@ class RunWorker(_TeamTool):
     }
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        return _output(await self.team.worker(arguments["task"], arguments.get("name")))
+        return _output(await self.team.worker(arguments["task"], arguments.get("name"),
+                                              call_id=ctx.call_id))
 
 
 class HandOffTo(_TeamTool):
@@ -114,4 +125,6 @@ Assign work only by calling a tool: dispatch_to(agent, task) for a task an agent
 end (call it several times at once for independent tasks); run_worker(task, name?) for a
 sub-task you keep; hand_off_to(agent) when the user should talk with an agent directly.
 Writing "@name" in your text assigns nothing. Each agent sees only what you send it, so give
-complete tasks; then answer the user from their reports."""
+complete tasks; then answer the user from their reports. Work reported interrupted (a stop, a
+kernel restart) never runs again by itself: decide whether to dispatch it again (dispatch_to
+with retry_of) or to tell the user."""
