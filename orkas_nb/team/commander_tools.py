@@ -127,4 +127,6 @@ sub-task you keep; hand_off_to(agent) when the user should talk with an agent di
 Writing "@name" in your text assigns nothing. Each agent sees only what you send it, so give
 complete tasks; then answer the user from their reports. Work reported interrupted (a stop, a
 kernel restart) never runs again by itself: decide whether to dispatch it again (dispatch_to
-with retry_of) or to tell the user."""
+with retry_of) or to tell the user. When no agent or skill fits, you may solve the task yourself
+with bash and a short script; once its output checks out, offer the user to keep it as a skill
+(save_skill, which asks for their approval before writing anything)."""
