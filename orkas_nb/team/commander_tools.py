@@ -31,6 +31,11 @@ def _output(outcome: TaskOutcome) -> ToolOutput:
                       output_files=outcome.output_files)
 
 
+_RETRY_OF = {"type": "string", "description": (
+    "when this retries a task reported interrupted or failed: that task's id (a task is "
+    "retried at most once)")}
+
+
 class _TeamTool:
     read_only = False
 
@@ -53,9 +58,7 @@ class DispatchTo(_TeamTool):
             "properties": {"agent": _agent_field(team, "who does the task"),
                            "task": {"type": "string", "minLength": 1,
                                     "description": "the complete task, with what it needs"},
-                           "retry_of": {"type": "string", "description": (
-                               "when this retries a task reported interrupted or failed: "
-                               "that task's id (a task is retried at most once)")}},
+                           "retry_of": _RETRY_OF},
         }
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -80,12 +83,18 @@ class RunWorker(_TeamTool):
             "task": {"type": "string", "minLength": 1, "description": "the complete sub-task"},
             "name": {"type": "string", "pattern": f"^{MEMBER_NAME.pattern}$",
                      "description": "a display label for a visible specialist (optional)"},
+            "retry_of": _RETRY_OF,
         },
     }
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        return _output(await self.team.worker(arguments["task"], arguments.get("name"),
-                                              call_id=ctx.call_id))
+        try:
+            outcome = await self.team.worker(arguments["task"], arguments.get("name"),
+                                             retry_of=arguments.get("retry_of"),
+                                             call_id=ctx.call_id)
+        except StateError as exc:
+            return ToolOutput(text=f"Nothing was run: {exc}", is_error=True)
+        return _output(outcome)
 
 
 class HandOffTo(_TeamTool):

@@ -211,8 +211,8 @@ class Team:
             return await self._run_task(self.member(name), name, prompt, record.id, requester,
                                         scope, lane="dispatch", visible=True)
 
-    async def worker(self, task: str, name: str | None = None, *,
-                     requester: str = COMMANDER, call_id: str = "") -> TaskOutcome:
+    async def worker(self, task: str, name: str | None = None, *, requester: str = COMMANDER,
+                     retry_of: str | None = None, call_id: str = "") -> TaskOutcome:
         """A sub-task the requester keeps: a fresh agent built from the worker spec (the
         commander's own settings). Anonymous (``name`` None): seen by the commander only; named:
         a visible specialist (``name`` is a display label, not an agent file)."""
@@ -221,9 +221,12 @@ class Team:
             if name.lower() in {n.lower() for n in self.definitions}:
                 raise ValueError(f"{name!r} is an agent of this team; use dispatch_to for it, or "
                                  f"give the worker another label")
+        if retry_of is not None:
+            self.state.ledger.retry_target(retry_of)  # StateError: nothing runs
         label = name or f"worker-{next(self._workers)}"
         scope = {requester, label} | ({USER} if name else set())
-        record = self.state.ledger.create(label, task, requester=requester, call_id=call_id)
+        record = self.state.ledger.create(label, task, requester=requester, parent=retry_of,
+                                          call_id=call_id)
         message = self.state.bus.post(requester, task, visible_to=scope, kind="task", to=label,
                                       task_id=record.id)
         member = self.factory(self.worker_spec.model_copy(update={"name": label}),

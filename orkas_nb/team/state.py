@@ -46,8 +46,9 @@ def interrupted_notice(task: Task) -> str:
                 f"this turn (dispatch_to with retry_of for an agent's interrupted part), or tell "
                 f"the user what was left undone. The request was: {task.text}")
     return (f"Task {task.id} for {task.assignee} was interrupted ({task.reason}) and did not "
-            f"finish; it will not run again unless you decide so: dispatch it anew with "
-            f"dispatch_to(retry_of={task.id!r}), or tell the user. The task was: {task.text}")
+            f"finish; it will not run again unless you decide so: run it anew with "
+            f"retry_of={task.id!r} (dispatch_to, or run_worker for a worker), or tell the user. "
+            f"The task was: {task.text}")
 
 
 @dataclass(frozen=True)
