@@ -240,14 +240,17 @@ def test_kills_during_whole_team_runs(tmp_path: Path) -> None:
                 if conversation:
                     finish(ws, server, conversation, wire, acks, kill, sizes)
                 conversation, wire, acks = f"c{kill // LIVES}", sorted(WIRES)[kill // LIVES % 2], Acks()
-            inside = rng.random() < 0.25
-            die_at = rng.choice(INSIDE) if inside else None
+            # inside a write: after an append's write, before its fsync (often), or in a
+            # rewrite's steps (a rewrite happens only where a load repairs a torn tail)
+            roll = rng.random()
+            inside = roll < 0.3
+            die_at = (INSIDE[0] if roll < 0.2 else rng.choice(INSIDE[1:])) if inside else None
             read_fd, write_fd = os.pipe()
             pid = os.fork()
             if pid == 0:  # a kernel: never returns into pytest
                 try:
                     os.close(read_fd)
-                    child(ws, server, conversation, wire, write_fd, die_at, rng.randint(1, 30))
+                    child(ws, server, conversation, wire, write_fd, die_at, rng.randint(1, 20))
                 finally:
                     os._exit(3)
             os.close(write_fd)
@@ -272,7 +275,7 @@ def test_kills_during_whole_team_runs(tmp_path: Path) -> None:
                    for r in server.rejected), server.rejected
     elapsed = time.monotonic() - started
     assert where["after open"] >= KILLS // 2, where  # most kills landed inside team runs
-    assert sum(n for k, n in where.items() if k.startswith("inside")) >= KILLS // 8, where
+    assert where[f"inside {INSIDE[0]}"] >= KILLS // 10, where
     print(f"\n{KILLS} kills in {elapsed:.1f} s ({dict(sorted(where.items()))}); "
           f"buses grew to {max(sizes)} messages")
 
