@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..team.definitions import AgentDefinition
     from ..team.front_matter import Problem
     from ..team.runtime import Team
+    from ..team.skill_save import SaveSkill
     from ..team.state import TeamState
     from .agent import Agent
 
@@ -73,6 +74,7 @@ def _build(agent: Agent, conversation: str, definitions: Sequence[AgentDefinitio
     from ..team.definitions import load_agent_definitions
     from ..team.factory import MemberSpec
     from ..team.runtime import Team
+    from ..team.skill_save import SaveSkill
     from ..team.state import TeamState
 
     problems: list[Problem] = []
@@ -92,6 +94,8 @@ def _build(agent: Agent, conversation: str, definitions: Sequence[AgentDefinitio
                 worker=worker)
     for t in commander_tools(team):
         agent.tools.add(t)
+    if "save_skill" not in agent.tools:  # a bash solution kept as a skill, with the user's consent
+        agent.tools.add(SaveSkill(agent.workspace, approver=agent._parts.approver))
     _add_prompt_section(agent, commander_prompt(definitions))
     agent.name = agent.runner.name = "commander"
     return team, problems

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..core.errors import StateError
 from ..harness.tool_protocol import Tool, ToolContext, ToolOutput
 from .bus import MEMBER_NAME
 
@@ -28,6 +29,11 @@ def _agent_field(team: Team, what: str) -> dict[str, Any]:
 def _output(outcome: TaskOutcome) -> ToolOutput:
     return ToolOutput(text=outcome.tool_text(), is_error=outcome.status != "done",
                       output_files=outcome.output_files)
+
+
+_RETRY_OF = {"type": "string", "description": (
+    "when this retries a task reported interrupted or failed: that task's id (a task is "
+    "retried at most once)")}
 
 
 class _TeamTool:
@@ -51,11 +57,18 @@ class DispatchTo(_TeamTool):
             "type": "object", "additionalProperties": False, "required": ["agent", "task"],
             "properties": {"agent": _agent_field(team, "who does the task"),
                            "task": {"type": "string", "minLength": 1,
-                                    "description": "the complete task, with what it needs"}},
+                                    "description": "the complete task, with what it needs"},
+                           "retry_of": _RETRY_OF},
         }
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        return _output(await self.team.dispatch(arguments["agent"], arguments["task"]))
+        try:
+            outcome = await self.team.dispatch(arguments["agent"], arguments["task"],
+                                               retry_of=arguments.get("retry_of"),
+                                               call_id=ctx.call_id)
+        except StateError as exc:
+            return ToolOutput(text=f"Nothing was dispatched: {exc}", is_error=True)
+        return _output(outcome)
 
 
 class RunWorker(_TeamTool):
@@ -70,11 +83,18 @@ class RunWorker(_TeamTool):
             "task": {"type": "string", "minLength": 1, "description": "the complete sub-task"},
             "name": {"type": "string", "pattern": f"^{MEMBER_NAME.pattern}$",
                      "description": "a display label for a visible specialist (optional)"},
+            "retry_of": _RETRY_OF,
         },
     }
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        return _output(await self.team.worker(arguments["task"], arguments.get("name")))
+        try:
+            outcome = await self.team.worker(arguments["task"], arguments.get("name"),
+                                             retry_of=arguments.get("retry_of"),
+                                             call_id=ctx.call_id)
+        except StateError as exc:
+            return ToolOutput(text=f"Nothing was run: {exc}", is_error=True)
+        return _output(outcome)
 
 
 class HandOffTo(_TeamTool):
@@ -114,4 +134,8 @@ Assign work only by calling a tool: dispatch_to(agent, task) for a task an agent
 end (call it several times at once for independent tasks); run_worker(task, name?) for a
 sub-task you keep; hand_off_to(agent) when the user should talk with an agent directly.
 Writing "@name" in your text assigns nothing. Each agent sees only what you send it, so give
-complete tasks; then answer the user from their reports."""
+complete tasks; then answer the user from their reports. Work reported interrupted (a stop, a
+kernel restart) never runs again by itself: decide whether to dispatch it again (dispatch_to
+with retry_of) or to tell the user. When no agent or skill fits, you may solve the task yourself
+with bash and a short script; once its output checks out, offer the user to keep it as a skill
+(save_skill, which asks for their approval before writing anything)."""

@@ -8,8 +8,10 @@ itself, in the same :meth:`Conversation.run`. A floor holder's reply ending in a
 resumes it at once.
 
 The commander's own ledger tasks are the user's requests: created when a message reaches it,
-finished when its turn ends, left running while the floor is away (that is the unfinished work
-it resumes), interrupted by a stop.
+finished when its turn ends, ``waiting`` while the floor is away (that is the unfinished work
+it resumes when the floor returns, after a kernel restart too: the floor holder and the ledger
+are on disk, and the next cell continues), interrupted by a stop or by a kill mid-turn (then the
+commander is told on the bus, see :mod:`.state`, and decides; nothing re-runs by itself).
 """
 
 from __future__ import annotations
@@ -87,7 +89,10 @@ class Conversation:
 
     async def _commander_turn(self, message: BusMessage, *, intro: str) -> RunResult:
         team, ledger = self.team, self.team.state.ledger
-        earlier = [t for t in ledger.unfinished() if t.assignee == COMMANDER]
+        # The requests left open while the floor was away (in this process or before a
+        # restart: ``waiting`` survives one) are resumed by this turn, and settled with it.
+        earlier = [ledger.start(t.id) if t.status == "waiting" else t
+                   for t in ledger.unfinished() if t.assignee == COMMANDER]
         tasks: list[Task] = list(earlier)
         if message.sender == USER:
             tasks.append(ledger.start(ledger.create(COMMANDER, message.text, requester=USER).id))
@@ -117,7 +122,9 @@ class Conversation:
                 ledger.interrupt(task.id, self.team._stop_reason or "stopped")
             elif result.stop_reason == "error":
                 ledger.fail(task.id, result.error.message if result.error else "the run failed")
-            elif not away:  # while the floor is away the request stays open, to be resumed
+            elif away:  # the request stays open while the floor is away, to be resumed
+                ledger.wait(task.id, f"the floor is with {ledger.floor.holder}")
+            else:
                 ledger.finish(task.id, cap(result.text, self.team.summary_chars),
                               result.output_files)
 

@@ -11,11 +11,15 @@ transition, and the change is on disk before the method returns (§3.6)::
 
     pending -> running -> done | failed | interrupted
     pending -> failed | interrupted
+    running -> waiting -> running | done | failed | interrupted
+
+``waiting`` is the commander's own request while the floor is away (a hand-off): nothing runs
+for it, so a restart leaves it as it is, and the commander resumes it when the floor returns.
 
 Durable resume (SPEC §11): a writer that opens the ledger turns every task it finds ``pending``
-or ``running`` into ``interrupted`` — the process that would have run it is gone, and no task is
-ever run again without the commander deciding so (a retry is a new task, ``parent`` = the old
-one). :meth:`TaskLedger.needs_notice` lists interrupted tasks the commander has not been told
+or ``running`` (not ``waiting``) into ``interrupted`` — the process that would have run it is
+gone, and no task is ever run again without the commander deciding so (a retry is a new task,
+``parent`` = the old one, at most one retry a task: :meth:`TaskLedger.retry_target`). :meth:`TaskLedger.needs_notice` lists interrupted tasks the commander has not been told
 of yet; :meth:`TaskLedger.mark_noticed` records that it has (after the notice is on the bus, so
 a crash between the two repeats a notice rather than losing it).
 """
@@ -48,11 +52,13 @@ def cap(text: str, limit: int = SUMMARY_CHARS) -> str:
     return text[:limit] + f"\n[... {len(text) - limit} more characters on the bus]"
 
 
-TaskStatus = Literal["pending", "running", "done", "failed", "interrupted"]
+TaskStatus = Literal["pending", "running", "waiting", "done", "failed", "interrupted"]
 FINISHED: frozenset[str] = frozenset({"done", "failed", "interrupted"})
+RETRYABLE: frozenset[str] = frozenset({"failed", "interrupted"})
 _ALLOWED: dict[str, frozenset[str]] = {
     "pending": frozenset({"running", "failed", "interrupted"}),
-    "running": frozenset({"done", "failed", "interrupted"}),
+    "running": frozenset({"waiting", "done", "failed", "interrupted"}),
+    "waiting": frozenset({"running", "done", "failed", "interrupted"}),
 }
 
 
@@ -66,6 +72,7 @@ class Task(BaseModel):
     text: str
     requester: str = COMMANDER
     parent: str | None = None  # the task this one came from (a retry, a sub-task)
+    call_id: str = ""  # the commander's tool call that asked for it (one call, one task)
     status: TaskStatus = "pending"
     summary: str = ""
     output_files: list[str] = Field(default_factory=list)
@@ -146,7 +153,7 @@ class TaskLedger(DurableLog):
         if notes:  # cut a torn tail (or a bad line) before appending after it
             self._file.rewrite(_line(e) for e in kept)
         self._file.open_for_append()
-        for task in [t for t in self._tasks.values() if t.status not in FINISHED]:
+        for task in [t for t in self._tasks.values() if t.status in ("pending", "running")]:
             was = task.status
             why = ("the kernel stopped while it ran" if was == "running"
                    else "the kernel stopped before it started")
@@ -190,7 +197,7 @@ class TaskLedger(DurableLog):
     # -- tasks -------------------------------------------------------------------------------
 
     def create(self, assignee: str, text: str, *, requester: str = COMMANDER,
-               parent: str | None = None) -> Task:
+               parent: str | None = None, call_id: str = "") -> Task:
         """A new pending task; saved when this returns."""
         check_member_name(assignee)
         check_member_name(requester)
@@ -198,7 +205,7 @@ class TaskLedger(DurableLog):
             raise StateError(f"no task {parent!r} to derive from")
         now = time.time()
         task = Task(id=new_id("task"), assignee=assignee, text=text, requester=requester,
-                    parent=parent, created_at=now, updated_at=now)
+                    parent=parent, call_id=call_id, created_at=now, updated_at=now)
         with self._lock:
             self._record(_Created(task=task))
         return task
@@ -208,6 +215,10 @@ class TaskLedger(DurableLog):
 
     def finish(self, task_id: str, summary: str = "", output_files: Iterable[str] = ()) -> Task:
         return self._set(task_id, "done", summary=summary, output_files=list(output_files))
+
+    def wait(self, task_id: str, reason: str = "") -> Task:
+        """The commander's request waits for the floor to come back (nothing runs for it)."""
+        return self._set(task_id, "waiting", reason=reason)
 
     def fail(self, task_id: str, reason: str, summary: str = "") -> Task:
         return self._set(task_id, "failed", reason=reason, summary=summary)
@@ -235,8 +246,22 @@ class TaskLedger(DurableLog):
         return list(self._tasks.values())
 
     def unfinished(self) -> list[Task]:
-        """Pending or running: the work the commander resumes when the floor comes back."""
+        """Pending, running or waiting: the work the commander resumes when the floor returns."""
         return [t for t in self._tasks.values() if t.status not in FINISHED]
+
+    def retry_target(self, task_id: str) -> Task:
+        """The task a retry derives from: it must exist, have ended without success, and not
+        have been retried already (a StateError says which rule it breaks)."""
+        task = self._tasks.get(task_id)
+        if task is None:
+            raise StateError(f"no task {task_id!r} in the ledger")
+        if task.status not in RETRYABLE:
+            raise StateError(f"task {task_id} is {task.status}; only a failed or interrupted "
+                             f"task can be retried")
+        again = next((t for t in self._tasks.values() if t.parent == task_id), None)
+        if again is not None:
+            raise StateError(f"task {task_id} was already retried as {again.id} ({again.status})")
+        return task
 
     def needs_notice(self) -> list[Task]:
         """Interrupted tasks the commander has not been told of."""
@@ -267,7 +292,6 @@ class TaskLedger(DurableLog):
         if self._floor.holder == COMMANDER:
             return self._floor
         return self.pass_floor(COMMANDER, by=by)
-
 
 
 def _line(event: LedgerEvent) -> bytes:

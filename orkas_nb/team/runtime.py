@@ -190,11 +190,20 @@ class Team:
             self._members[d.name] = self.factory(spec, session=self.state.session(d.name))
         return self._members[d.name]
 
-    async def dispatch(self, agent: str, task: str, *, requester: str = COMMANDER) -> TaskOutcome:
-        """``agent`` runs ``task`` to its end; dispatches to one agent queue behind each other."""
+    async def dispatch(self, agent: str, task: str, *, requester: str = COMMANDER,
+                       retry_of: str | None = None, call_id: str = "") -> TaskOutcome:
+        """``agent`` runs ``task`` to its end; dispatches to one agent queue behind each other.
+
+        ``retry_of``: the failed or interrupted task this one retries (the commander's decision,
+        recorded as the new task's ``parent``; a task is retried at most once). ``call_id``: the
+        tool call that asked for it, kept in the ledger (one call, one task).
+        """
         name = self.definition(agent).name
+        if retry_of is not None:
+            self.state.ledger.retry_target(retry_of)  # StateError: nothing is dispatched
         scope = {requester, name, USER}
-        record = self.state.ledger.create(name, task, requester=requester)
+        record = self.state.ledger.create(name, task, requester=requester, parent=retry_of,
+                                          call_id=call_id)
         message = self.state.bus.post(requester, task, visible_to=scope, kind="task", to=name,
                                       task_id=record.id)
         async with self.state.member_lock(name):
@@ -202,8 +211,8 @@ class Team:
             return await self._run_task(self.member(name), name, prompt, record.id, requester,
                                         scope, lane="dispatch", visible=True)
 
-    async def worker(self, task: str, name: str | None = None, *,
-                     requester: str = COMMANDER) -> TaskOutcome:
+    async def worker(self, task: str, name: str | None = None, *, requester: str = COMMANDER,
+                     retry_of: str | None = None, call_id: str = "") -> TaskOutcome:
         """A sub-task the requester keeps: a fresh agent built from the worker spec (the
         commander's own settings). Anonymous (``name`` None): seen by the commander only; named:
         a visible specialist (``name`` is a display label, not an agent file)."""
@@ -212,9 +221,12 @@ class Team:
             if name.lower() in {n.lower() for n in self.definitions}:
                 raise ValueError(f"{name!r} is an agent of this team; use dispatch_to for it, or "
                                  f"give the worker another label")
+        if retry_of is not None:
+            self.state.ledger.retry_target(retry_of)  # StateError: nothing runs
         label = name or f"worker-{next(self._workers)}"
         scope = {requester, label} | ({USER} if name else set())
-        record = self.state.ledger.create(label, task, requester=requester)
+        record = self.state.ledger.create(label, task, requester=requester, parent=retry_of,
+                                          call_id=call_id)
         message = self.state.bus.post(requester, task, visible_to=scope, kind="task", to=label,
                                       task_id=record.id)
         member = self.factory(self.worker_spec.model_copy(update={"name": label}),

@@ -38,6 +38,19 @@ from .handback import Handback, parse_address, split_handback
 from .ledger import Task, TaskLedger, ledger_path
 
 
+def interrupted_notice(task: Task) -> str:
+    """What the commander is told of a task that was cut short and will not run by itself."""
+    if task.assignee == COMMANDER:
+        return (f"The user's request {task.id} was interrupted ({task.reason}) before you "
+                f"finished it; nothing of it runs again by itself. Decide now: carry it on in "
+                f"this turn (dispatch_to with retry_of for an agent's interrupted part), or tell "
+                f"the user what was left undone. The request was: {task.text}")
+    return (f"Task {task.id} for {task.assignee} was interrupted ({task.reason}) and did not "
+            f"finish; it will not run again unless you decide so: run it anew with "
+            f"retry_of={task.id!r} (dispatch_to, or run_worker for a worker), or tell the user. "
+            f"The task was: {task.text}")
+
+
 @dataclass(frozen=True)
 class Route:
     """Where a user's message goes."""
@@ -87,13 +100,8 @@ class TeamState:
     def _tell_commander(self, tasks: list[Task]) -> list[BusMessage]:
         notices = []
         for task in tasks:
-            notices.append(self.bus.post(
-                SYSTEM,
-                f"Task {task.id} for {task.assignee} was interrupted ({task.reason}) and did "
-                f"not finish; it will not run again unless you dispatch it anew. "
-                f"The task was: {task.text}",
-                visible_to={COMMANDER}, kind="system", task_id=task.id,
-            ))
+            notices.append(self.bus.post(SYSTEM, interrupted_notice(task), visible_to={COMMANDER},
+                                         kind="system", task_id=task.id))
         # After the notices are saved: a crash in between repeats a notice, never loses one.
         self.ledger.mark_noticed(t.id for t in tasks)
         return notices

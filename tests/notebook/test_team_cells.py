@@ -133,23 +133,31 @@ def test_a_hand_off_gives_the_next_cells_to_the_agent_until_it_hands_back(
     assert "[researcher] Lesson 2" in second
     assert kernel.value("'and groups?' in user_texts(router.requests['researcher'][1])")
     assert kernel.value("len(router.requests['commander'])") == 1
-    # The floor is saved: it survives a kernel restart. A reply ending in <handback /> returns it.
+    # The floor and the open request are saved: they survive a kernel restart, and nothing runs
+    # by itself. The next @-less cells still reach the agent; a reply ending in <handback />
+    # returns the floor and the commander resumes the request still open in the ledger.
     kernel.restart()
     kernel.run(SETUP)
-    kernel.run('router = Router(commander=[], researcher=[reply("That is all.\\n<handback />")]); '
+    kernel.run('router = Router(commander=[reply("Back with me: the regex lesson is done.")], '
+               'researcher=[reply("Lesson 3"), reply("That is all.\\n<handback />")]); '
                'm = router.model()')
+    assert kernel.value("sorted(router.requests)") == []
+    cell = kernel.run("%%agent -m $m -s hand\nlookahead?")
+    assert "researcher (floor, end_turn): Lesson 3" in shown_text(kernel, cell)
     cell = kernel.run("%%agent -m $m -s hand\nthanks")
     third = shown_text(kernel, cell)
     assert "· researcher has the floor\n" in live_text(kernel, cell)
     assert "[researcher] That is all." in third and "[researcher] [handed the floor back]" in third
     assert "<handback" not in third and "<handback" not in live_text(kernel, cell)
     assert "[floor] the floor is back with the commander" in third
-    assert kernel.value("'thanks' in user_texts(router.requests['researcher'][0])")
-    # The restart ended the commander's open request (nothing runs by itself): no resume.
-    assert kernel.value("sorted(router.requests)") == ["researcher"]
+    assert "Back with me: the regex lesson is done." in third
+    assert kernel.value("'thanks' in user_texts(router.requests['researcher'][1])")
+    resume = kernel.value("user_texts(router.requests['commander'][0])")
+    assert "Unfinished work" in resume and "teach me regex" in resume
     ledger = TaskLedger(ledger_path(ws, "hand"), readonly=True)
     try:
         assert ledger.floor.holder == "commander"
+        assert [(t.assignee, t.status) for t in ledger.tasks] == [("commander", "done")]
     finally:
         ledger.close()
 

@@ -60,3 +60,29 @@ class Router:
 def user_texts(request: ModelRequest) -> str:
     """Everything the requests' messages carry as text (what the member's context holds)."""
     return "\n".join(getattr(m, "text", "") or "" for m in request.messages)
+
+
+def wire_system(payload: dict[str, Any]) -> str:
+    """The system prompt of a request in either wire format (OpenAI or Anthropic), as text."""
+    import json
+
+    if "system" in payload:
+        return json.dumps(payload["system"])
+    first = payload["messages"][0]
+    return json.dumps(first["content"]) if first["role"] in ("system", "developer") else ""
+
+
+def wire_last(payload: dict[str, Any]) -> tuple[str, str]:
+    """The last message of a request in either wire format: ``("tool", text)`` when it carries
+    only tool results, else ``(role, its text)``."""
+    last = payload["messages"][-1]
+    content = last["content"]
+    if last["role"] == "tool":
+        return "tool", content if isinstance(content, str) else str(content)
+    if isinstance(content, str):
+        return last["role"], content
+    # Anthropic: a user's text after tool results shares their message (roles alternate)
+    text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+    if not text and any(b.get("type") == "tool_result" for b in content):
+        return "tool", str(content)
+    return last["role"], text

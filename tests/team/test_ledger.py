@@ -125,3 +125,37 @@ def test_in_memory_ledger_has_the_same_contract() -> None:
     assert ledger.get(task.id).status == "interrupted" and ledger.unfinished() == []  # type: ignore[union-attr]
     ledger.pass_floor("tutor")
     assert ledger.floor.holder == "tutor"
+
+
+def test_a_request_waiting_on_the_floor_survives_a_reopen_and_resumes(tmp_path: Path) -> None:
+    path = ledger_path(tmp_path, "nb")
+    with TaskLedger(path) as ledger:
+        request = ledger.create("commander", "teach me regex", requester="user")
+        ledger.start(request.id)
+        ledger.wait(request.id, "the floor is with tutor")
+        running = ledger.create("tutor", "x")
+        ledger.start(running.id)
+    with TaskLedger(path) as ledger:  # a restart: what ran is cut short, what waited waits
+        assert [t.id for t in ledger.interrupted_at_load] == [running.id]
+        assert [(t.id, t.status) for t in ledger.unfinished()] == [(request.id, "waiting")]
+        ledger.start(request.id)  # the commander resumes it
+        assert ledger.finish(request.id, "done").status == "done"
+        with pytest.raises(StateError, match="pending; it cannot become waiting"):
+            ledger.wait(ledger.create("commander", "y").id)
+
+
+def test_a_retry_names_its_task_once_and_only_a_task_that_did_not_succeed(tmp_path: Path) -> None:
+    with TaskLedger(tmp_path / "ledger.jsonl") as ledger:
+        cut = ledger.interrupt(ledger.create("researcher", "find A").id, "stopped")
+        done = ledger.create("researcher", "find B")
+        ledger.start(done.id)
+        ledger.finish(done.id)
+        assert ledger.retry_target(cut.id) == cut
+        again = ledger.create("researcher", "find A", parent=cut.id, call_id="call_1")
+        assert (again.parent, again.call_id) == (cut.id, "call_1")
+        with pytest.raises(StateError, match=f"already retried as {again.id}"):
+            ledger.retry_target(cut.id)
+        with pytest.raises(StateError, match="is done; only a failed or interrupted"):
+            ledger.retry_target(done.id)
+        with pytest.raises(StateError, match="no task 'task_nope'"):
+            ledger.retry_target("task_nope")

@@ -215,3 +215,20 @@ def test_the_commander_gets_its_tools_and_prompt_and_members_do_not(ws):
     assert "dispatch_to" not in member.tools and sorted(member.tools.names()) == [
         "edit_file", "read_file", "write_file"]
     team.close()
+
+
+async def test_a_retry_the_ledger_refuses_runs_nothing_and_says_why(ws):
+    router = Router(
+        commander=[reply("", call("dispatch_to", agent="researcher", task="again",
+                                  retry_of="task_nope"),
+                         ToolCallBlock(id="c2", name="run_worker",
+                                       arguments={"task": "again", "retry_of": "task_nope"})),
+                   reply("told the user")])
+    team = make_team(ws, router)
+    assert (await team.arun("retry it")).text == "told the user"
+    results = [m.text for m in router.requests["commander"][-1].messages if m.role == "tool"]
+    assert results[0].startswith("Nothing was dispatched: no task 'task_nope'")
+    assert results[1].startswith("Nothing was run: no task 'task_nope'")
+    assert [t.assignee for t in team.state.ledger.tasks] == ["commander"]
+    assert "researcher" not in router.requests and "worker" not in router.requests
+    team.close()
