@@ -143,7 +143,7 @@ def test_a_hand_off_gives_the_next_cells_to_the_agent_until_it_hands_back(
                'm = router.model()')
     assert kernel.value("sorted(router.requests)") == []
     cell = kernel.run("%%agent -m $m -s hand\nlookahead?")
-    assert "researcher (floor, end_turn): Lesson 3" in shown_text(kernel, cell)
+    assert "[researcher] Lesson 3" in shown_text(kernel, cell)
     cell = kernel.run("%%agent -m $m -s hand\nthanks")
     third = shown_text(kernel, cell)
     assert "· researcher has the floor\n" in live_text(kernel, cell)
