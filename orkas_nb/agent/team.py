@@ -83,10 +83,15 @@ def _build(agent: Agent, conversation: str, definitions: Sequence[AgentDefinitio
         return None, problems
     # A worker is the commander's own hand: its prompt and tools, not the commander's role.
     worker = MemberSpec(name="worker", system_prompt=agent.system_prompt)
-    team = Team(agent, agent.member_factory(), definitions,
+    factory = agent.member_factory()
+    team = Team(agent, factory, definitions,
                 state=state if state is not None else TeamState(agent.workspace, conversation,
                                                                  durable=durable),
                 worker=worker)
+    from .evolution_wiring import wire_evolution
+
+    factory.definitions = {d.name: d for d in definitions}
+    factory.evolution = wire_evolution(team, agent, definitions)
     for t in commander_tools(team):
         agent.tools.add(t)
     _add_prompt_section(agent, commander_prompt(definitions))
