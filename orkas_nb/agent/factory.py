@@ -74,8 +74,10 @@ class MemberFactory:
                 member.close()
                 raise ConfigError(f"member {spec.name!r} asks for tools its team does not have: "
                                   f"{', '.join(unknown)} (known: {', '.join(member.tools.names())})")
+            # The skill tool comes with the member's skills, not from its tool list.
+            keep = {member.skills.tool.name} if member.skills.tool is not None else set()
             for name in member.tools.names():
-                if name not in spec.tools:
+                if name not in spec.tools and name not in keep:
                     member.tools.remove(name)
         if named is not None and self.evolution is not None:
             from .evolution_wiring import notices_for

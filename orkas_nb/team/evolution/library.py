@@ -115,7 +115,7 @@ class PrivateLibrary:
         why = self.guard(text)
         if why:
             raise Refused(f"the memory guard refused the text: {why}")
-        rel = f"skills/{name}/SKILL.md"
+        rel = path.relative_to(self.store.workspace).as_posix()
         change = Change(path=rel, skill=name, before=before, after=text,
                         diff=_diff(before, text, rel))
         if name not in self.created:  # owned before it exists: a crash between leaves no orphan
@@ -138,8 +138,8 @@ class PrivateLibrary:
             self.refusals.append(f"profile: {why}")
             raise Refused(f"the memory guard refused the profile: {why}")
         before = self.store.profile() if self.store.profile_path.is_file() else None
-        change = Change(path="profile.md", before=before, after=text,
-                        diff=_diff(before, text, "profile.md"))
+        rel = self.store.profile_path.relative_to(self.store.workspace).as_posix()
+        change = Change(path=rel, before=before, after=text, diff=_diff(before, text, rel))
         atomic_write(self.store.profile_path, text.encode("utf-8"))
         self.changes.append(change)
         if self.on_change is not None:
@@ -151,7 +151,7 @@ def undo_changes(store: AgentStore, changes: list[Change]) -> list[str]:
     """Put back what ``changes`` replaced, newest first, byte for byte; returns the paths."""
     restored = []
     for change in reversed(changes):
-        path = store.folder / change.path
+        path = store.workspace / change.path
         if change.before is None:
             if change.skill is not None:
                 shutil.rmtree(path.parent, ignore_errors=True)

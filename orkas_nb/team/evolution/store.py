@@ -7,8 +7,8 @@
   append, so it never swallows the record after it;
 - ``state.json`` (the switch, the last cycle, the tokens spent, the skills this agent created)
   and ``profile.md`` (its skill profile): replaced atomically (temp file, ``fsync``, rename);
-- ``skills/<name>/SKILL.md``: the agent's **private** skill library, each file replaced
-  atomically.
+- and, in ``<workspace>/.orkas/skills/.private/<agent>/<name>/SKILL.md``, the agent's
+  **private** skill library, each file replaced atomically.
 
 Nothing here raises on a damaged file: an unreadable state is the default state, an unreadable
 line is dropped, and the agent keeps working.
@@ -31,6 +31,7 @@ __all__ = ["AgentState", "Change", "EVOLUTION_DIR", "Reflection", "SignalKind", 
            "AgentStore", "append_record", "atomic_write", "read_records"]
 
 EVOLUTION_DIR = Path(".orkas") / "evolution"
+PRIVATE_SKILLS_DIR = Path(".orkas") / "skills" / ".private"
 SignalKind = Literal["correction", "recovery", "complexity", "weakness", "inefficient_skill"]
 _LOCK = threading.Lock()
 
@@ -48,7 +49,7 @@ class SignalRecord(BaseModel):
 class Change(BaseModel):
     """One file a reflection wrote: the bytes before (None: it did not exist) and after."""
 
-    path: str  # relative to the agent's folder: skills/<name>/SKILL.md or profile.md
+    path: str  # relative to the workspace
     skill: str | None = None  # None: the profile
     before: str | None = None  # exact text before (None: absent)
     after: str
@@ -139,8 +140,11 @@ class AgentStore:
 
     def __init__(self, workspace: str | Path, agent: str) -> None:
         self.agent = agent
-        self.folder = Path(workspace) / EVOLUTION_DIR / agent
-        self.skills_dir = self.folder / "skills"
+        self.workspace = Path(workspace)
+        self.folder = self.workspace / EVOLUTION_DIR / agent
+        # Beside the workspace's skills, in a hidden folder the shared root never lists, so the
+        # file tools' read-only exception for .orkas/skills covers it (and nothing else of .orkas).
+        self.skills_dir = self.workspace / PRIVATE_SKILLS_DIR / agent
         self.profile_path = self.folder / "profile.md"
 
     # -- state ------------------------------------------------------------------------------
