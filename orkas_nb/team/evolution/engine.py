@@ -54,7 +54,6 @@ class Evolution:
         self._settings = settings
         self.clock = clock
         self._locks: dict[str, asyncio.Lock] = {}
-        self._last_request: dict[str, str] = {}
         self.tasks: set[asyncio.Task[Reflection]] = set()
 
     # -- switches ---------------------------------------------------------------------------
@@ -79,10 +78,13 @@ class Evolution:
         to the agent's previous one is a retry: the user was not satisfied."""
         if not self.active(agent):
             return None
-        previous = self._last_request.get(agent)
-        retry = previous if previous and request and same_request(previous, request) else None
+        store = self.store(agent)
+        state = store.state()
+        previous = state.last_request
+        retry = previous if previous and request and same_request(previous, request[:500]) else None
         if request:
-            self._last_request[agent] = request
+            state.last_request = request[:500]
+            store.save_state(state)
         return RunObserver(self.settings, self.clock, task_id=task_id, retry_of=retry)
 
     def record(self, agent: str, signals: list[SignalRecord]) -> None:

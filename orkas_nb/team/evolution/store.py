@@ -95,6 +95,9 @@ class AgentState(BaseModel):
     tokens_total: int = 0
     created: list[str] = Field(default_factory=list)  # private skills this agent wrote itself
     unseen: list[str] = Field(default_factory=list)  # changes the next run's notice announces
+    # The agent's last request, so a retry is seen across cells (the notebook rebuilds its team
+    # per cell) and kernel restarts; capped: a summary, not a transcript.
+    last_request: str = Field(default="", max_length=500)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
