@@ -80,3 +80,20 @@ async def test_a_retry_becomes_a_private_skill_the_next_run_lists_and_loads(work
     assert "<name>unit-check</name>" in script.systems["researcher"][-1]
     # a private skill is its agent's alone: the commander's catalog never holds it
     assert "unit-check" not in [sk.name for sk in nxt.commander.skills.skills]
+
+
+def test_a_named_member_gets_its_definitions_skills_and_the_skill_tool(workspace):
+    from orkas_nb.testing import ScriptedModel
+
+    folder = workspace / ".orkas" / "skills" / "pdf-forms"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(skill_text("pdf-forms"))
+    (workspace / ".orkas" / "agents").mkdir(parents=True)
+    (workspace / ".orkas" / "agents" / "filler.md").write_text(
+        "---\nname: filler\ndescription: Fills forms.\ntools: [read_file]\nskills: [pdf-forms]\n"
+        "---\nYou fill forms.\n")
+    t = build_team(Agent(ScriptedModel(["ok"]), workspace=workspace), user_dir=workspace / "none")
+    member = t.member("filler")
+    assert [s.name for s in member.skills.skills] == ["pdf-forms"]
+    assert sorted(member.tools.names()) == ["read_file", "skill"]
+    t.close()
