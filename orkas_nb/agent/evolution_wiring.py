@@ -87,8 +87,9 @@ class _Notices(list):  # type: ignore[type-arg]
         yield from list.__iter__(self)
         changed = self.evolution.take_notices(self.agent)
         if changed:
-            yield ("skills_evolved", f"{self.agent}'s skills changed since its last run "
-                   f"(self-evolution): {', '.join(changed)}; see %agent evolve log {self.agent}")
+            yield ("skills_evolved", (f"{self.agent}'s skills changed since its last run "
+                                      f"(self-evolution): {', '.join(changed)}; see "
+                                      f"%agent evolve log {self.agent}"))
 
 
 def wire_evolution(team: Team, agent: Agent, definitions: Sequence[AgentDefinition]) -> Evolution | None:
@@ -105,7 +106,7 @@ def wire_evolution(team: Team, agent: Agent, definitions: Sequence[AgentDefiniti
     def listen(event: Any) -> None:
         try:
             _listen(event)
-        except Exception:  # noqa: BLE001 - evolution must never break a member's run
+        except Exception:  # evolution must never break a member's run
             log.exception("self-evolution could not observe an event of %s",
                           getattr(event, "member", "?"))
 

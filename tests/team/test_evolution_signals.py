@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from orkas_nb.core.events import Done, RunResult, Steer, TextDelta, ToolEnd, ToolStart
 from orkas_nb.team.evolution import EvolutionSettings, RunObserver
 
@@ -13,9 +15,11 @@ def observe(events, **kw):
     return {s.kind: s for s in obs.finish()}
 
 
-def tool(tool_name, status="ok", i=[0], **args):
-    i[0] += 1
-    cid = f"c{i[0]}"
+_IDS = itertools.count(1)
+
+
+def tool(tool_name, status="ok", **args):
+    cid = f"c{next(_IDS)}"
     return [ToolStart(call_id=cid, name=tool_name, arguments=args),
             ToolEnd(call_id=cid, name=tool_name, status=status)]
 

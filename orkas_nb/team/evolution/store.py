@@ -27,8 +27,18 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from ...harness.durable import decode_jsonl, fsync_dir
 
-__all__ = ["AgentState", "Change", "EVOLUTION_DIR", "Reflection", "SignalKind", "SignalRecord",
-           "AgentStore", "append_record", "atomic_write", "read_records"]
+__all__ = [
+    "EVOLUTION_DIR",
+    "AgentState",
+    "AgentStore",
+    "Change",
+    "Reflection",
+    "SignalKind",
+    "SignalRecord",
+    "append_record",
+    "atomic_write",
+    "read_records",
+]
 
 EVOLUTION_DIR = Path(".orkas") / "evolution"
 PRIVATE_SKILLS_DIR = Path(".orkas") / "skills" / ".private"
