@@ -32,6 +32,10 @@ def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Kernel, P
 def test_switches_run_log_and_undo(kernel: tuple[Kernel, Path]) -> None:
     k, ws = kernel
     assert "self-evolution off" in k.run("%agent evolve status").stream()
+    assert "threshold = 6.0" in k.run("%agent evolve set threshold 6").stream()
+    bad = k.run("%agent evolve set threshold -1", allow_error=True).stream("stderr")
+    assert bad.startswith("UsageError: threshold:")
+    assert "threshold 6," in k.run("%agent evolve status").stream()
     assert "researcher has not reflected yet" in k.run("%agent evolve log researcher").stream()
     out = k.run("%agent evolve on researcher").stream()
     assert "on for researcher" in out and "workspace's switch is off" in out

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from ..state import NotebookState
 
 EVOLVE_USAGE = ("%agent evolve status | on|off (the workspace) | on|off NAME | log NAME | "
-                "undo NAME [ID] | run NAME [-m MODEL]")
+                "undo NAME [ID] | run NAME [-m MODEL] | set KEY VALUE")
+_SETTABLE = ("model", "threshold", "cooling_hours", "fallback_days", "max_tokens_per_reflection",
+             "max_tokens_total", "max_steps")
 
 
 def _names(state: NotebookState) -> list[str]:
@@ -72,6 +74,9 @@ def evolve_command(state: NotebookState, args: list[str]) -> None:
     if verb == "status":
         _status(state, load_settings(state.workspace))
         return
+    if verb == "set":
+        _set(state, rest)
+        return
     if not rest:
         raise UsageError(f"%agent evolve {verb} needs an agent name; usage: {EVOLVE_USAGE}")
     name = _agent_name(state, rest[0])
@@ -94,6 +99,24 @@ def evolve_command(state: NotebookState, args: list[str]) -> None:
             raise UsageError(f"unknown evolve subcommand {verb!r}; usage: {EVOLVE_USAGE}")
     except EvolutionError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _set(state: NotebookState, rest: list[str]) -> None:
+    from pydantic import ValidationError
+
+    from ...team.evolution import EvolutionSettings, load_settings, save_settings
+
+    if len(rest) != 2 or rest[0] not in _SETTABLE:
+        raise UsageError(f"%agent evolve set needs one of {', '.join(_SETTABLE)} and a value")
+    key, raw = rest
+    value: Any = None if key == "model" and raw.lower() in ("none", "default") else raw
+    current = load_settings(state.workspace).model_dump()
+    try:
+        settings = EvolutionSettings.model_validate({**current, key: value})
+    except ValidationError as exc:
+        raise UsageError(f"{key}: {exc.errors()[0]['msg']}") from None
+    save_settings(state.workspace, settings)
+    print(f"self-evolution {key} = {getattr(settings, key)}")
 
 
 def _run(state: NotebookState, name: str, options: list[str]) -> None:
