@@ -36,6 +36,10 @@ class MemberFactory:
 
     def __init__(self, parent: Agent) -> None:
         self.parent = parent
+        # The team's named agents (their members get their private library) and its
+        # self-evolution (None: off); set by the team's composition root (.team).
+        self.definitions: dict[str, Any] = {}
+        self.evolution: Any = None
 
     def __call__(self, spec: MemberSpec, *, session: Session | None = None) -> Agent:
         p, parts = self.parent, self.parent._parts
@@ -48,6 +52,12 @@ class MemberFactory:
             model, model_name = spec.model, None
             options = {k: v for k, v in parts.provider_options.items() if k not in _OWN_TO_PARENT}
         tools, default_tools = _without_prebuilt_workspace_tools(parts.tools, parts.default_tools)
+        named = self.definitions.get(spec.name)
+        skills: Any = tuple(spec.skills) or (tuple(named.skills) if named is not None else ())
+        if named is not None:
+            from .evolution_wiring import member_skills
+
+            skills = member_skills(p.workspace, skills, spec.name, parts.open_tier_skills)
         member = type(p)(  # the parent's class: no import of .agent, which imports this module
             model, model_name=model_name, pool=p.pool, workspace=p.workspace,
             session=session if session is not None else spec.session, tools=tools,
@@ -55,7 +65,7 @@ class MemberFactory:
             system_prompt=spec.system_prompt, name=spec.name, config=config,
             services=parts.services, allowed_paths=parts.allowed_paths, approver=parts.approver,
             tool_settings=parts.tool_settings, memory=parts.memory, knowledge=parts.knowledge,
-            kb_embedder=parts.kb_embedder, skills=tuple(spec.skills),
+            kb_embedder=parts.kb_embedder, skills=skills,
             open_tier_skills=parts.open_tier_skills, **options,
         )
         if spec.tools is not None:
@@ -64,9 +74,15 @@ class MemberFactory:
                 member.close()
                 raise ConfigError(f"member {spec.name!r} asks for tools its team does not have: "
                                   f"{', '.join(unknown)} (known: {', '.join(member.tools.names())})")
+            # The skill tool comes with the member's skills, not from its tool list.
+            keep = {member.skills.tool.name} if member.skills.tool is not None else set()
             for name in member.tools.names():
-                if name not in spec.tools:
+                if name not in spec.tools and name not in keep:
                     member.tools.remove(name)
+        if named is not None and self.evolution is not None:
+            from .evolution_wiring import notices_for
+
+            notices_for(member, self.evolution, spec.name)
         return member
 
 

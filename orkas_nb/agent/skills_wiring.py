@@ -70,8 +70,9 @@ def open_tier_default() -> bool:
 
 
 def agent_skills(workspace: str | Path, skills: SkillsChoice = True, *, open_tier: bool | None = None,
-                 budget_chars: int | None = None) -> AgentSkills:
-    """The skills wiring of one agent in ``workspace``; see the module doc."""
+                 budget_chars: int | None = None, private: SkillRoot | None = None) -> AgentSkills:
+    """The skills wiring of one agent in ``workspace``; see the module doc. ``private``: a named
+    agent's own library (self-evolution), every skill of it given after the listed ones."""
     if isinstance(skills, AgentSkills):
         return skills
     if skills is False:
@@ -90,6 +91,8 @@ def agent_skills(workspace: str | Path, skills: SkillsChoice = True, *, open_tie
         names = [skills] if isinstance(skills, str) else list(skills)  # type: ignore[arg-type]
         chosen, refused = skills_for_agent(names, found)
         problems = problems + refused
+        if private is not None:
+            chosen += _private_skills(private, {s.name for s in found}, problems)
     if not chosen:
         return AgentSkills(problems=problems)
     budget = DEFAULT_CATALOG_CHARS if budget_chars is None else budget_chars
@@ -98,6 +101,16 @@ def agent_skills(workspace: str | Path, skills: SkillsChoice = True, *, open_tie
                        tool=skill_tool(chosen, commander=commander),
                        readonly_paths=skill_readonly_paths(chosen, workspace),
                        problems=problems)
+
+
+def _private_skills(root: SkillRoot, taken: set[str], problems: list[Problem]) -> list[Skill]:
+    """The skills of a private library, less any whose name another library took since (a
+    reflection never writes such a name; a user may have added the other one later)."""
+    from ..team.skills import discover_skills
+
+    found, bad = discover_skills([root])
+    problems += bad
+    return [s for s in found if s.name not in taken]
 
 
 # -- discovery, kept while the folders are unchanged ----------------------------------------------

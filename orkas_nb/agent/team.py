@@ -88,10 +88,15 @@ def _build(agent: Agent, conversation: str, definitions: Sequence[AgentDefinitio
     from .external import external_aware
 
     # A definition naming a program (``command:``) is an external agent (agent/external.py).
-    team = Team(agent, external_aware(agent.member_factory(), list(definitions), agent), definitions,
+    members = agent.member_factory()
+    team = Team(agent, external_aware(members, list(definitions), agent), definitions,
                 state=state if state is not None else TeamState(agent.workspace, conversation,
                                                                  durable=durable),
                 worker=worker)
+    from .evolution_wiring import wire_evolution
+
+    members.definitions = {d.name: d for d in definitions}
+    members.evolution = wire_evolution(team, agent, definitions)
     for t in commander_tools(team):
         agent.tools.add(t)
     if "save_skill" not in agent.tools:  # a bash solution kept as a skill, with the user's consent

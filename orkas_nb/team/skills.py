@@ -43,7 +43,8 @@ __all__ = ["ENTRY_POINT_GROUP", "OPEN_TIER_FOLDERS", "Skill", "SkillRoot", "Tier
            "default_skill_roots", "discover_skills", "entry_point_roots", "open_tier_roots",
            "read_skill"]
 
-Tier = Literal["workspace", "user", "package", "external", "open"]
+# "private": a named agent's own library, written by its reflections (team.evolution).
+Tier = Literal["workspace", "user", "package", "external", "open", "private"]
 ENTRY_POINT_GROUP = "orkas_nb.skills"
 SKILL_FILE = "SKILL.md"
 NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")

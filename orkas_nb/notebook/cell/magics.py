@@ -245,6 +245,11 @@ class AgentMagics(Magics):
 
         packages_command(self.state, args)
 
+    def _cmd_evolve(self, args: list[str], rest: str) -> None:
+        from .evolve_magics import evolve_command
+
+        evolve_command(self.state, args)
+
     def _cmd_steer(self, args: list[str], rest: str) -> None:
         if not rest:
             raise UsageError(f"%agent steer needs a message; usage: {LINE_USAGE}")
