@@ -6,7 +6,7 @@
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
 import { el } from './format';
-import { layoutPlan, NODE_H, NODE_W } from './layout';
+import { dependencies, layoutPlan, NODE_H, NODE_W } from './layout';
 import { IErrorMessage, IPlan, IPlanStep, MODULE_NAME, MODULE_VERSION } from './protocol';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -39,7 +39,7 @@ export class PlanModel extends DOMWidgetModel {
 
 const STATUS_WORDS: Record<string, string> = {
   pending: 'pending',
-  running: 'running',
+  in_progress: 'in progress',
   done: 'done',
   failed: 'failed',
   skipped: 'skipped',
@@ -101,9 +101,10 @@ export function planGraph(
   defs.appendChild(marker);
   svg.appendChild(defs);
   const byIndex = new Map(plan.steps.map(s => [s.index, s]));
+  const waits = dependencies(plan.steps);
   for (const step of plan.steps) {
     const to = layout.nodes.get(step.index)!;
-    for (const dep of step.wait_for) {
+    for (const dep of waits.get(step.index) ?? []) {
       const from = layout.nodes.get(dep);
       if (!from) {
         continue;
@@ -177,6 +178,12 @@ export class PlanView extends DOMWidgetView {
       el('span', `orkas-badge orkas-plan-state orkas-plan-state-${plan.state}`, plan.state),
       el('span', 'orkas-plan-summary', summary)
     );
+    // The plan's own controls: what the executor offers for the plan as a whole.
+    if (plan.state === 'paused') {
+      this._header.append(this._planButton('Resume', 'resume'));
+    } else if (plan.state === 'running') {
+      this._header.append(this._planButton('Stop', 'stop'));
+    }
     this._drawGraph(plan);
     if (this._selected === null || !plan.steps.some(s => s.index === this._selected)) {
       const waiting = plan.steps.find(s => s.status === 'blocked') ?? plan.steps.find(s => s.status === 'failed');
@@ -230,11 +237,15 @@ export class PlanView extends DOMWidgetView {
     this._detail.dataset.step = String(step.index);
     const head = el('div', 'orkas-plan-detail-head', `#${step.index} ${step.title}`);
     this._detail.appendChild(head);
+    const waits = dependencies(plan.steps).get(step.index) ?? [];
     const facts: [string, string][] = [
       ['Status', STATUS_WORDS[step.status] ?? step.status],
       ['Assignee', step.assignee],
-      ['Waits for', step.wait_for.length ? step.wait_for.map(i => `#${i}`).join(', ') : '—']
+      ['Waits for', waits.length ? waits.map(i => `#${i}`).join(', ') : '—']
     ];
+    if (step.attempts && step.attempts > 1) {
+      facts.push(['Attempts', String(step.attempts)]);
+    }
     if (step.output_summary) {
       facts.push(['Output', step.output_summary]);
     }
@@ -319,7 +330,14 @@ export class PlanView extends DOMWidgetView {
     return form;
   }
 
-  private _act(action: string, step: number, values: Record<string, unknown>): void {
+  private _planButton(label: string, action: string): HTMLButtonElement {
+    const b = el('button', `jp-Button orkas-button orkas-plan-${action}`, label);
+    b.type = 'button';
+    b.addEventListener('click', () => this._act(action, null, {}));
+    return b;
+  }
+
+  private _act(action: string, step: number | null, values: Record<string, unknown>): void {
     this._errors.replaceChildren();
     this.send({ type: 'plan_action', action, step, values });
   }
