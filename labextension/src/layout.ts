@@ -22,14 +22,18 @@ export const NODE_H = 66;
 const GAP_X = 44;
 const GAP_Y = 18;
 
-/** Each step's dependencies: its wait_for, or (absent or null) the step before it in index
- * order; the first step waits for nothing (seed 001). */
+/** Each step's dependencies: its wait_for, or (absent or null) the previous step as the
+ * executor reads it (index - 1; with a gap there, the step before in index order); the first
+ * step waits for nothing (seed 001). */
 export function dependencies(steps: IPlanStep[]): Map<number, number[]> {
   const order = steps.map(s => s.index).sort((a, b) => a - b);
+  const known = new Set(order);
   const deps = new Map<number, number[]>();
   for (const s of steps) {
     if (Array.isArray(s.wait_for)) {
       deps.set(s.index, s.wait_for);
+    } else if (known.has(s.index - 1)) {
+      deps.set(s.index, [s.index - 1]);
     } else {
       const at = order.indexOf(s.index);
       deps.set(s.index, at > 0 ? [order[at - 1]] : []);

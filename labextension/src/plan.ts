@@ -185,6 +185,9 @@ export class PlanView extends DOMWidgetView {
       this._header.append(this._planButton('Stop', 'stop'));
     }
     this._drawGraph(plan);
+    if (!plan.steps.length) {
+      this._graph.replaceChildren(el('div', 'orkas-plan-empty', 'No plan yet: the commander has not written one.'));
+    }
     if (this._selected === null || !plan.steps.some(s => s.index === this._selected)) {
       const waiting = plan.steps.find(s => s.status === 'blocked') ?? plan.steps.find(s => s.status === 'failed');
       this._selected = waiting ? waiting.index : null;
@@ -258,9 +261,13 @@ export class PlanView extends DOMWidgetView {
     }
     this._detail.appendChild(dl);
     const controls = el('div', 'orkas-plan-controls');
-    if (step.status === 'blocked' && step.form) {
+    if (step.status === 'blocked' && step.form && step.form.fields.length) {
       controls.appendChild(this._form(step));
     } else if (step.status === 'blocked') {
+      // a form with no fields asks for an approval
+      if (step.form?.prompt) {
+        controls.appendChild(el('div', 'orkas-plan-prompt', step.form.prompt));
+      }
       controls.appendChild(this._button('Approve', 'approve', step));
     }
     if (step.status === 'failed') {

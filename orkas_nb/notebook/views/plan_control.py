@@ -4,9 +4,9 @@ The executor (``orkas_nb.team``) owns the plan's state; a view never sets a step
 :class:`PlanControl` subscribes to the executor's state changes and hands every view a fresh
 :class:`~.plan_picture.PlanPicture`; a click (answer a form, approve, retry, skip, resume, stop)
 becomes one call of the executor's API, so a skip obeys the executor's dependency rules and a
-retry re-runs that step only. What is plainly not allowed now (answering a step that asks
-nothing, a required field left empty, retrying a step that did not fail) is refused here with a
-sentence, before the executor is asked; whatever the executor refuses is reported the same way.
+retry re-runs that step only. The rules are the executor's alone (answering a step that asks
+nothing, a required field left empty, retrying a step that did not fail): its refusal, a
+``ValueError`` with a sentence, is shown in the view, and nothing changed.
 
 The executor's methods may be plain or ``async``: an awaitable result is scheduled on the
 running loop (the kernel's), so a click on an idle kernel resumes the plan there.
@@ -33,11 +33,7 @@ class PlanExecutorLike(Protocol):
 
     def subscribe(self, listener: Callable[..., Any]) -> Callable[[], None]: ...
 
-    def answer(self, step: int, values: dict[str, Any]) -> Any: ...
-
-    def retry(self, step: int) -> Any: ...
-
-    def skip(self, step: int) -> Any: ...
+    def act(self, action: str, index: int, values: dict[str, Any] | None = None) -> Any: ...
 
     def resume(self) -> Any: ...
 
@@ -53,42 +49,13 @@ def snapshot_of(executor: Any) -> Any:
     return plan() if callable(plan) else plan
 
 
-def why_not(p: PlanPicture, action: str, step: int | None, values: dict[str, Any]) -> str | None:
-    """Why ``action`` makes no sense on the plan as it is drawn now (None: ask the executor)."""
-    if action == "resume":
-        return None if p.state == "paused" else f"the plan is {p.state}: nothing to resume"
-    if action == "stop":
-        return None if p.state == "running" else f"the plan is {p.state}: nothing to stop"
-    if action not in STEP_ACTIONS:
+def why_not(action: str, step: int | None) -> str | None:
+    """Why a request cannot even be put to the executor (None: ask it; it decides)."""
+    if action not in (*STEP_ACTIONS, "resume", "stop"):
         return f"unknown action {action!r}"
-    if step is None:
+    if action in STEP_ACTIONS and step is None:
         return f"{action} needs a step"
-    try:
-        s = p.step(step)
-    except KeyError as exc:
-        return str(exc.args[0])
-    if action == "answer":
-        if s.status != "blocked" or s.form is None:
-            return f"step {step} is not waiting for an answer"
-        missing = [f.name for f in s.form.fields
-                   if f.required and f.kind != "bool" and values.get(f.name) in (None, "")]
-        if missing:
-            return f"step {step}: please fill {', '.join(missing)}"
-        for f in s.form.fields:
-            if f.kind == "choice" and values.get(f.name) not in (None, "", *f.choices):
-                return f"step {step}: {values[f.name]!r} is not a choice for {f.name}"
-        unknown = sorted(set(values) - {f.name for f in s.form.fields})
-        if unknown:
-            return f"step {step}: the form has no field {', '.join(unknown)}"
-        return None
-    if action == "approve":
-        return None if s.status == "blocked" and s.form is None else (
-            f"step {step} is not waiting for an approval")
-    if action == "retry":
-        return None if s.status == "failed" else (
-            f"only a failed step can be retried (step {step} is {s.status})")
-    return None if s.status in ("pending", "blocked", "failed") else (
-        f"step {step} is {s.status} and cannot be skipped")
+    return None
 
 
 class PlanControl:
@@ -129,22 +96,23 @@ class PlanControl:
         """Do what the user asked; returns why not (also passed to ``on_error``), or None."""
         values = dict(values or {})
         report = on_error or (lambda message: None)
-        refusal = why_not(self.current, action, step, values)
+        refusal = why_not(action, step)
         if refusal is not None:
             report(refusal)
             return refusal
         ex = self.executor
-        calls: dict[str, Callable[[], Any]] = {
-            "answer": lambda: ex.answer(step, values),  # type: ignore[arg-type]
-            "approve": lambda: ex.answer(step, {}),  # type: ignore[arg-type] # an empty answer
-            "retry": lambda: ex.retry(step),  # type: ignore[arg-type]
-            "skip": lambda: ex.skip(step),  # type: ignore[arg-type]
-            "resume": ex.resume,
-            "stop": ex.stop,
-        }
         try:
-            result = calls[action]()
-        except Exception as exc:  # noqa: BLE001 - the executor's refusal, shown in the view
+            if action == "resume":
+                result = ex.resume()
+            elif action == "stop":
+                result = ex.stop()
+            else:
+                result = ex.act(action, step, values)  # type: ignore[arg-type] # checked above
+        except ValueError as exc:  # the executor's refusal: a sentence, nothing changed
+            report(str(exc))
+            return str(exc)
+        except Exception as exc:  # noqa: BLE001 - shown in the view, not raised into the comm
+            log.exception("orkas_nb: plan %s failed", action)
             message = f"{action} failed: {exc}"
             report(message)
             return message

@@ -60,7 +60,7 @@ class PlanDisplay:
     def _draw(self, p: PlanPicture) -> None:
         if self.final is not None:
             return
-        if p.state in TERMINAL:
+        if p.state in TERMINAL and p.steps:
             self.final = p
             self.slot.final(plan_bundle(p))
             if self.widget is not None:

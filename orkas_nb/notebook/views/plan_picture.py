@@ -95,10 +95,13 @@ def _status(raw: Any) -> str:
 
 
 def resolve_wait_for(steps: list[dict[str, Any]]) -> list[list[int]]:
-    """Each step's dependencies: its ``wait_for``, or (absent or None) the step before it in
-    index order; the first step waits for nothing."""
+    """Each step's dependencies: its ``wait_for``, or (absent or None) the previous step, as
+    the executor reads it (``index - 1``; in a plan with a gap there, the step before in index
+    order); the first step waits for nothing."""
     order = sorted(int(s["index"]) for s in steps)
-    previous = {i: (order[n - 1] if n else None) for n, i in enumerate(order)}
+    known = set(order)
+    previous = {i: (i - 1 if i - 1 in known else order[n - 1] if n else None)
+                for n, i in enumerate(order)}
     out = []
     for s in steps:
         deps = s.get("wait_for")
@@ -127,7 +130,10 @@ def derive_state(steps: list[StepPicture]) -> PlanState:
 
 
 def picture(plan: Any, *, state: str | None = None) -> PlanPicture:
-    """The picture of ``plan`` (an executor's plan model, a dict, or a picture)."""
+    """The picture of ``plan`` (an executor's plan model, a dict, or a picture; None: no plan
+    written yet, an empty picture)."""
+    if plan is None:
+        return PlanPicture(state="paused", steps=[])
     data = _dump(plan)
     raw_steps = [dict(s) for s in data.get("steps", [])]
     for s, deps in zip(raw_steps, resolve_wait_for(raw_steps), strict=True):
@@ -148,6 +154,8 @@ def picture(plan: Any, *, state: str | None = None) -> PlanPicture:
 
 def plan_text(p: PlanPicture) -> str:
     """The plan as plain text: one line per step, what it waits for, what it gave or why not."""
+    if not p.steps:
+        return "Plan: none yet (the commander has not written one)"
     counts: dict[str, int] = {}
     for s in p.steps:
         counts[s.status] = counts.get(s.status, 0) + 1
@@ -163,7 +171,7 @@ def plan_text(p: PlanPicture) -> str:
             lines.append(f"      ✗ {s.failure_reason}")
         if s.status == "blocked" and s.form is not None:
             fields = ", ".join(f.name for f in s.form.fields)
-            lines.append(f"      ? {s.form.prompt}" + (f" ({fields})" if fields else ""))
+            lines.append(f"      ? {s.form.prompt}" + (f" ({fields})" if fields else " (approve)"))
     return "\n".join(lines)
 
 

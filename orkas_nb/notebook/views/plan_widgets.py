@@ -76,7 +76,7 @@ class PlanBox(w.VBox):  # type: ignore[misc] # ipywidgets is untyped
 
     def _step_controls(self, s: StepPicture) -> list[Any]:
         out: list[Any] = []
-        if s.status == "blocked" and s.form is not None:
+        if s.status == "blocked" and s.form is not None and s.form.fields:
             inputs: dict[str, Any] = {}
             for f in s.form.fields:
                 label = f.label or f.name
@@ -90,8 +90,9 @@ class PlanBox(w.VBox):  # type: ignore[misc] # ipywidgets is untyped
                                 lambda: {k: v.value for k, v in inputs.items()})
             out.append(w.VBox([w.HTML(f"<b>#{s.index}</b> {html.escape(s.form.prompt)}"),
                                *inputs.values(), send]))
-        elif s.status == "blocked":
-            out.append(w.HBox([w.HTML(f"#{s.index} {html.escape(s.title)}"),
+        elif s.status == "blocked":  # a form with no fields: an approval
+            prompt = s.form.prompt if s.form is not None else s.title
+            out.append(w.HBox([w.HTML(f"#{s.index} {html.escape(prompt)}"),
                                self._button("Approve", "approve", s.index)]))
         if s.status == "failed":
             out.append(w.HBox([w.HTML(f"#{s.index} failed: {html.escape(s.failure_reason)}"),
