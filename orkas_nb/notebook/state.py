@@ -66,6 +66,8 @@ class NotebookState:
         # A team conversation's state (bus, ledger, member sessions) per session name: opened
         # once per kernel, as its files are locked to the process that holds them.
         self._teams: dict[str, Any] = {}
+        # The plan executor of the latest team built for each session (what %agent plan shows).
+        self.plans: dict[str, Any] = {}
 
     # -- where ------------------------------------------------------------------------------
 

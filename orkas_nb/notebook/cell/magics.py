@@ -101,7 +101,7 @@ class AgentMagics(Magics):
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
         """%agent sessions | show [SESSION] | new | clear | use SESSION | config | allow PATH |
-        steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | skills | help"""
+        steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | skills | plan | help"""
         words = split(line, LINE_USAGE)
         if not words:
             raise UsageError(f"a subcommand is needed; usage: {LINE_USAGE}")
@@ -233,6 +233,11 @@ class AgentMagics(Magics):
         from .team_magics import skills_command
 
         skills_command(self.state, args)
+
+    def _cmd_plan(self, args: list[str], rest: str) -> None:
+        from .plan_cell import plan_command
+
+        plan_command(self.state, args)
 
     def _cmd_steer(self, args: list[str], rest: str) -> None:
         if not rest:
