@@ -89,7 +89,11 @@ def _build(agent: Agent, conversation: str, definitions: Sequence[AgentDefinitio
                 worker=worker)
     for t in commander_tools(team):
         agent.tools.add(t)
-    _add_prompt_section(agent, commander_prompt(definitions))
+    from ..team.plan_tools import PLAN_PROMPT
+    from .plan import plan_for
+
+    plan_for(team, agent)  # the plan executor (team.plan) and the commander's plan tools
+    _add_prompt_section(agent, f"{commander_prompt(definitions)}\n\n{PLAN_PROMPT}")
     agent.name = agent.runner.name = "commander"
     return team, problems
 
