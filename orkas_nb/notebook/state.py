@@ -68,6 +68,7 @@ class NotebookState:
         self._teams: dict[str, Any] = {}
         # The plan executor of the latest team built for each session (what %agent plan shows).
         self.plans: dict[str, Any] = {}
+        self.plan_views: dict[str, Any] = {}  # the latest plan display of each session
 
     # -- where ------------------------------------------------------------------------------
 
@@ -176,7 +177,10 @@ class NotebookState:
     def close_teams(self) -> None:
         """Close the team states of the conversations that have no run going."""
         for name in [n for n in self._teams if self.busy(n) is None]:
+            plan = self.plans.pop(name, None)
             try:
+                if plan is not None:
+                    plan.store.close()
                 self._teams.pop(name).close()
             except Exception:  # noqa: BLE001, S110 - closing is best effort; the files are valid
                 pass

@@ -9,6 +9,11 @@ view; a paused plan (a form to answer, a failure to decide) ends the cell and go
 view's controls, or from the next cell. A stop of the cell stops the plan (running steps fail
 as "stopped", the plan pauses).
 
+The team is rebuilt per cell over the conversation's kept state, and each team opens the plan's
+file for its executor: :func:`hand_over` lets the previous cell's executor go first (refusing,
+with a sentence, while it still runs steps) and :func:`adopt` points the views already in the
+notebook at the new one, so a paused plan's widget keeps working in later cells.
+
 ``%agent plan`` shows the session's current plan: live when this kernel runs its executor, else
 a static picture read from the conversation's file.
 """
@@ -39,10 +44,14 @@ def _plan_id(executor: Any) -> str | None:
 class CellPlan:
     """One cell's view of its team's plan; see the module docs."""
 
-    def __init__(self, executor: Any, shell: Any, *, forced: bool) -> None:
+    def __init__(self, executor: Any, shell: Any, *, forced: bool, renderer: str = "auto",
+                 shown: dict[str, Any] | None = None, session: str = "") -> None:
         self.executor = executor
+        self._shown, self._session = shown, session
         self.shell = shell
         self.forced = forced
+        # the view the cell's renderer setting names (auto: what the front end draws)
+        self.kind = renderer if renderer in ("lab", "widgets", "text") else None
         self.display: PlanDisplay | None = None
         self._before = _plan_id(executor)
         self._unsubscribe = executor.subscribe(self._changed)
@@ -60,7 +69,9 @@ class CellPlan:
         if self.display is None:
             from ..views.plan_display import show_plan
 
-            self.display = show_plan(self.executor, shell=self.shell)
+            self.display = show_plan(self.executor, shell=self.shell, kind=self.kind)
+            if self._shown is not None:
+                self._shown[self._session] = self.display
 
     def _changed(self, plan: Any = None) -> None:
         # The commander chose to plan (a plan written or revised in this cell's turn).
@@ -88,6 +99,28 @@ class CellPlan:
         self._unsubscribe()
 
 
+def hand_over(state: NotebookState, name: str) -> None:
+    """Before a cell builds its team: the previous executor of session ``name`` lets go of the
+    plan's file. A UsageError while that plan still runs steps (a click resumed it)."""
+    old = state.plans.get(name)
+    if old is None:
+        return
+    if not old.idle:
+        from IPython.core.error import UsageError
+
+        raise UsageError(f"the plan of session {name!r} is still running steps: wait for it, "
+                         "or stop it from its view")
+    old.store.close()
+
+
+def adopt(state: NotebookState, name: str, executor: Any) -> None:
+    """The new executor of session ``name`` serves the plan views already shown."""
+    state.plans[name] = executor
+    shown = state.plan_views.get(name)
+    if shown is not None and shown.final is None:
+        shown.control.rebind(executor)
+
+
 def plan_command(state: NotebookState, args: list[str]) -> None:
     """``%agent plan``: the current plan of the session (``%agent plan SESSION``: of another)."""
     from IPython.core.error import UsageError
@@ -99,7 +132,10 @@ def plan_command(state: NotebookState, args: list[str]) -> None:
     if executor is not None and executor.plan is not None:
         from ..views.plan_display import show_plan
 
-        show_plan(executor, shell=state.shell)
+        renderer = state.config.renderer
+        state.plan_views[name] = show_plan(
+            executor, shell=state.shell,
+            kind=renderer if renderer in ("lab", "widgets", "text") else None)
         return
     plan = _saved_plan(state, name)
     if plan is None:

@@ -185,6 +185,9 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
             memory=False if opts.no_tools else None, knowledge=False if opts.no_tools else None,
             kb_embedder=config.kb_embedder, skills=wired, open_tier_skills=config.open_tier_skills,
         )
+        from .plan_cell import hand_over
+
+        hand_over(state, name)  # the previous cell's plan executor lets go of its file
         team, warnings = _team(state, opts, agent, name)
     except OrkasError as exc:
         raise NotebookError(str(exc)) from None
@@ -238,7 +241,7 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
 
 def _cell_plan(state: NotebookState, opts: CellOptions, team: Any, name: str) -> Any:
     """The cell's view of the team's plan (kept for ``%agent plan``); ``--plan`` needs a team."""
-    from .plan_cell import CellPlan, executor_of
+    from .plan_cell import CellPlan, adopt, executor_of
 
     executor = executor_of(team)
     if executor is None:
@@ -246,8 +249,9 @@ def _cell_plan(state: NotebookState, opts: CellOptions, team: Any, name: str) ->
             raise UsageError("%%agent --plan: this workspace defines no agents to plan for "
                              "(define one with %agent agents new NAME)")
         return None
-    state.plans[name] = executor
-    return CellPlan(executor, state.shell, forced=opts.plan)
+    adopt(state, name, executor)
+    return CellPlan(executor, state.shell, forced=opts.plan, renderer=state.config.renderer,
+                    shown=state.plan_views, session=name)
 
 
 def _team(state: NotebookState, opts: CellOptions, agent: Agent,
