@@ -141,6 +141,7 @@ export class PlanView extends DOMWidgetView {
   private _detail!: HTMLDivElement;
   private _errors!: HTMLDivElement;
   private _selected: number | null = null;
+  private _chosen = false; // the user selected a step (else the view follows what needs them)
   private _detailKey = '';
   private _drafts = new Map<number, Record<string, unknown>>();
 
@@ -188,9 +189,11 @@ export class PlanView extends DOMWidgetView {
     if (!plan.steps.length) {
       this._graph.replaceChildren(el('div', 'orkas-plan-empty', 'No plan yet: the commander has not written one.'));
     }
-    if (this._selected === null || !plan.steps.some(s => s.index === this._selected)) {
+    if (!this._chosen || !plan.steps.some(s => s.index === this._selected)) {
+      // Until the user picks a step, show the one that needs them: a form first, then a failure.
       const waiting = plan.steps.find(s => s.status === 'blocked') ?? plan.steps.find(s => s.status === 'failed');
       this._selected = waiting ? waiting.index : null;
+      this._chosen = false;
     }
     this._drawDetail(plan);
   }
@@ -213,6 +216,7 @@ export class PlanView extends DOMWidgetView {
     }
     const select = (): void => {
       this._selected = step.index;
+      this._chosen = true;
       this._draw();
     };
     node.addEventListener('click', select);
