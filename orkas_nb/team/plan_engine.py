@@ -47,6 +47,7 @@ class PlanEngine:
         self._active = False  # dispatching allowed (after resume; never by itself after a load)
         self._deciding = 0  # commander decision wake-ups in flight
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._closed = False
         self._idle = threading.Event()
         self._idle.set()
         with self._lock:
@@ -147,13 +148,21 @@ class PlanEngine:
     async def _drive(self, make: Callable[[], Any], index: int | None, runs: int) -> None:
         try:
             outcome = await make()
-        except asyncio.CancelledError:
-            outcome = StepOutcome(status="failed", reason="interrupted")
+        except asyncio.CancelledError:  # the loop or the caller went away: as a stop
+            self._ended(index, runs, StepOutcome(status="failed", reason="interrupted",
+                                                 stopped=True))
+            raise
         except Exception as exc:  # noqa: BLE001 - a runner bug must not leave a step in flight
             outcome = StepOutcome(status="failed", reason=f"{type(exc).__name__}: {exc}")
+        self._ended(index, runs, outcome)
+
+    def _ended(self, index: int | None, runs: int, outcome: StepOutcome) -> None:
         with self._lock:
             if index is None:
                 self._deciding -= 1
+            if self._closed:
+                return  # closed (or a simulated crash): the next open decides, from the file
+            if index is None:
                 self._reconcile()
             else:
                 self._complete(index, runs, outcome)

@@ -214,6 +214,14 @@ class PlanExecutor(PlanEngine):
         await self.wait()
         return self.plan
 
+    def close(self) -> None:
+        """Stop recording (runs still in flight are left to the next open, which finds their
+        steps in progress: interrupted) and close the plan's file."""
+        with self._lock:
+            self._closed = True
+            self._active = False
+        self.store.close()
+
     async def wait(self) -> None:
         """Until nothing is in flight (the plan is then finished or paused)."""
         while self._tasks:
