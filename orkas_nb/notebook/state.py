@@ -180,7 +180,7 @@ class NotebookState:
             plan = self.plans.pop(name, None)
             try:
                 if plan is not None:
-                    plan.store.close()
+                    plan.close()
                 self._teams.pop(name).close()
             except Exception:  # noqa: BLE001, S110 - closing is best effort; the files are valid
                 pass

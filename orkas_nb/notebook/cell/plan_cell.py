@@ -110,7 +110,7 @@ def hand_over(state: NotebookState, name: str) -> None:
 
         raise UsageError(f"the plan of session {name!r} is still running steps: wait for it, "
                          "or stop it from its view")
-    old.store.close()
+    old.close()
 
 
 def adopt(state: NotebookState, name: str, executor: Any) -> None:
