@@ -131,3 +131,28 @@ def test_plan_needs_a_team_and_says_so(tmp_path: Path) -> None:
         said = cell.stream("stderr") + str((cell.error or {}).get("evalue"))
         assert "UsageError: %%agent --plan: this workspace defines no agents to plan for" in said
         assert "no plan in session" in k.run("%agent plan").stream()
+
+
+def test_after_a_restart_the_plan_is_a_picture_until_the_next_cell_resumes_it(kernel: Kernel) -> None:
+    script = ('router = Router(commander=[reply("", call("write_plan", title="Survey", steps={steps})), reply("Planned.")]{more},'
+              ' researcher=[reply("44 answers")], writer=[reply("buddy system liked"), reply("The summary.")]);'
+              ' m = router.model()')
+    kernel.run('%config Agent.renderer = "text"\n' + script.format(steps=STEPS, more=""))
+    kernel.run("%%agent -m $m\nAnalyse the onboarding survey.", timeout=90)
+    kernel.restart()  # the plan is paused on the user's form when the kernel goes
+    kernel.run(SETUP + '%config Agent.renderer = "text"')
+    shown = kernel.run("%agent plan")
+    assert "the next %%agent cell resumes it" in shown.stream()
+    (picture,) = [d[PLAN_MIME] for d in kernel.shown(shown) if PLAN_MIME in d]
+    assert [s["status"] for s in picture["steps"]] == ["done", "done", "blocked", "pending"]
+    # a new cell: the team takes the plan over; the form is still what it waits for
+    kernel.run(script.format(steps=STEPS, more="").replace(
+        'commander=[reply("", call("write_plan", title="Survey", steps=' + STEPS + ')), reply("Planned.")]',
+        'commander=[reply("Waiting for your chart style.")]'))
+    cell = kernel.run("%%agent -m $m\nWhere are we?", timeout=60)
+    assert cell.status == "ok", cell.error
+    kernel.run("ex = current_state().plans[current_state().current]\n"
+               "ex.act('answer', 3, {'style': 'bar'})\nawait ex.wait()")
+    assert kernel.value("current_state().plans[current_state().current].plan.state") == "done"
+    assert kernel.value("len(router.requests.get('researcher', []))") == 0  # nothing ran twice
+    assert kernel.value("len(router.requests['writer'])") == 1  # the summary only
