@@ -197,3 +197,17 @@ def test_the_text_rendering_says_what_the_user_must_do() -> None:
     assert "      ✗ interrupted" in text
     assert "      ? Which style? (style)" in text
     assert "  #5 [pending] Publish (commander)  after #4" in text
+
+
+def test_a_form_without_fields_is_an_approval() -> None:
+    data = diamond()
+    data["steps"][2].update(status="blocked", form={"prompt": "Publish the draft?", "fields": []})
+    data["state"] = "paused"
+    ex = ScriptedExecutor(data)
+    box = PlanBox(PlanControl(ex))
+    buttons = {b.description: b for row in box.controls.children for b in _walk(row)
+               if hasattr(b, "on_click")}
+    assert set(buttons) == {"Approve", "Resume"}
+    buttons["Approve"].click()
+    assert ex.calls == [("approve", 3, {})]
+    assert "? Publish the draft? (approve)" in plan_text(picture(data))
