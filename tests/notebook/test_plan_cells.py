@@ -156,3 +156,20 @@ def test_after_a_restart_the_plan_is_a_picture_until_the_next_cell_resumes_it(ke
     assert kernel.value("current_state().plans[current_state().current].plan.state") == "done"
     assert kernel.value("len(router.requests.get('researcher', []))") == 0  # nothing ran twice
     assert kernel.value("len(router.requests['writer'])") == 1  # the summary only
+
+
+def test_stop_from_the_view_fails_the_running_step_and_pauses_the_plan(kernel: Kernel) -> None:
+    slow = 'reply(("x" * 20 + "\\n") * 300, chunk_chars=4, delay_s=0.01)'  # 15 s unless stopped
+    kernel.run('%config Agent.renderer = "widgets"\n'
+               f'router = Router(commander=[reply("", call("write_plan", title="Survey", steps={STEPS})), reply("Planned.")],'
+               f' researcher=[{slow}], writer=[reply("unused")]); m = router.model()')
+    kernel.run("%%agent --background --plan -m $m\nAnalyse the onboarding survey.")
+    status = "(lambda p: p and p.step(1).status)(current_state().plans[current_state().current].plan)"
+    kernel.pump(lambda: kernel.value(status) == "in_progress", timeout=30, what="step 1 running")
+    kernel.run('click("Stop")')
+    kernel.run("import orkas_nb.notebook as _n\nawait _n.wait(30)")
+    plan = kernel.value("[(s.status, s.failure_reason) for s in current_state().plans[current_state().current].plan.steps]")
+    assert plan[0][0] == "failed" and "stop" in plan[0][1]
+    assert [s for s, _ in plan[1:]] == ["pending", "pending", "pending"]  # nothing ran after it
+    assert kernel.value("current_state().plans[current_state().current].plan.state") == "paused"
+    assert "writer" not in kernel.value("list(router.requests)")
