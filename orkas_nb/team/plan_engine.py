@@ -74,6 +74,14 @@ class PlanEngine:
             raise PlanRejected(found)
         return steps
 
+    def _activate(self) -> None:
+        """A user's or the commander's action: the plan may dispatch again (after a stop too)."""
+        if not self._active:
+            self.runner.clear_stop()
+        self._active = True
+        if self._loop is None:
+            self._loop = _running_loop()
+
     def _recover(self) -> None:
         plan = self.store.plan
         if plan is None:
@@ -250,6 +258,13 @@ class PlanEngine:
             except Exception:
                 log.exception("a plan listener failed")
 
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def answer_text(values: dict[str, Any]) -> str:

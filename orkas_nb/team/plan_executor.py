@@ -34,7 +34,7 @@ from ..core.messages import new_id
 from .ledger import cap
 from .plan import Plan, PlanStep, StepForm, check_action
 from .plan_check import StepSpec, revised
-from .plan_engine import Listener, PlanEngine, answer_text
+from .plan_engine import Listener, PlanEngine, _running_loop, answer_text
 from .plan_runner import PlanActionError, PlanRejected, StepOutcome, StepRunner
 
 __all__ = ["PlanActionError", "PlanExecutor", "PlanRejected", "StepOutcome", "StepRunner"]
@@ -98,18 +98,21 @@ class PlanExecutor(PlanEngine):
             self._reconcile()
             return self.plan  # type: ignore[return-value]
 
-    def ask(self, member: str, form: StepForm, call_id: str = "") -> PlanStep:
-        """An agent's ``ask_user``: its running step becomes blocked (the plan pauses) with the
-        question saved; the agent's run then ends. ValueError when it runs no plan step."""
+    def ask(self, member: str, form: StepForm, call_id: str = "", *,
+            index: int | None = None) -> PlanStep:
+        """An agent's ``ask_user``: its running step (``index``, else the member's only one)
+        becomes blocked (the plan pauses) with the question saved; the agent's run then ends.
+        ValueError when the member runs no plan step."""
         with self._lock:
             plan = self._require()
-            step = next((s for s in plan.steps if s.status == "in_progress"
-                         and s.assignee.lower() == member.lower()), None)
-            if step is None:
+            mine = [s for s in plan.steps if s.status == "in_progress"
+                    and s.assignee.lower() == member.lower()
+                    and (index is None or s.index == index)]
+            if not mine:
                 raise ValueError(f"{member} is not running a plan step; ask the user in your answer")
-            self.store.set_step(step.index, status="blocked", form=form.model_dump(),
+            step = mine[0]
+            self.store.set_step(step.index, status="blocked", form=form,
                                 question_id=call_id or new_id("ask"), answer=None)
-            step.form = form
             self._reconcile()
             return step.model_copy(deep=True)
 
@@ -136,6 +139,10 @@ class PlanExecutor(PlanEngine):
             if why:
                 raise PlanActionError(why)
             step = plan.step(index)
+            if step.assignee != "user" and self._loop is None and _running_loop() is None:
+                raise PlanActionError("the agent resumes on an event loop: answer from async "
+                                      "code (or after resume())")
+            self._activate()
             if step.assignee == "user":
                 summary = cap(answer_text(values) or "(approved)", self.summary_chars)
                 self.store.set_step(index, answer=dict(values), status="done",
@@ -145,7 +152,6 @@ class PlanExecutor(PlanEngine):
                 self.store.set_step(index, answer=dict(values), status="in_progress", runs=runs)
                 self._spawn(lambda: self.runner.resume_agent(step.model_copy(deep=True),
                                                              dict(values)), index, runs)
-            self._active = True
             self._reconcile()
 
     def retry(self, index: int) -> None:
@@ -157,7 +163,7 @@ class PlanExecutor(PlanEngine):
                 raise PlanActionError(why)
             self.store.set_step(index, status="pending", failure_reason="", transient_failures=0)
             self._drop_decision(index)
-            self._active = True
+            self._activate()
             self._reconcile()
 
     def skip(self, index: int, reason: str = "skipped by the user") -> None:
@@ -169,7 +175,7 @@ class PlanExecutor(PlanEngine):
                 raise PlanActionError(why)
             self.store.set_step(index, status="skipped", failure_reason=reason)
             self._drop_decision(index)
-            self._active = True
+            self._activate()
             self._reconcile()
 
     def abort(self, reason: str = "aborted") -> None:
@@ -201,8 +207,7 @@ class PlanExecutor(PlanEngine):
             plan = self.store.plan
             if plan is None or plan.finished:
                 return
-            self.runner.clear_stop()
-            self._active = True
+            self._activate()
             for index in list(plan.decisions):
                 self._drop_decision(index)
                 self._wake_commander(plan.step(index))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic_core import to_jsonable_python
 
 from ..harness.durable import decode_jsonl
 from .bus import team_folder
@@ -85,9 +86,8 @@ class PlanStore(DurableLog):
             for name, value in event.set.items():
                 if name not in type(step).model_fields:
                     raise ValueError(f"step has no field {name!r}")
-                setattr(step, name, value)
-            # validate what came from disk once, cheaply: the fields a view reads
-            type(step).model_validate(step.__dict__)
+                # validated as it is set: what came from disk becomes the field's own type
+                step.__pydantic_validator__.validate_assignment(step, name, value)
         else:
             self.plan.state = event.state
             self.plan.decisions = list(event.decisions)
@@ -103,7 +103,7 @@ class PlanStore(DurableLog):
         """Save changed runtime fields of one step and apply them."""
         assert self.plan is not None
         step = self.plan.step(index)
-        self._append(_StepChanged(index=index, set=fields))
+        self._append(_StepChanged(index=index, set=to_jsonable_python(fields)))
         for name, value in fields.items():
             setattr(step, name, value)
 
