@@ -49,7 +49,7 @@ class PlanExecutor(PlanEngine):
     def plan(self) -> Plan | None:
         """A snapshot of the current plan (a copy: the executor's own is never handed out)."""
         with self._lock:
-            return None if self.store.plan is None else self.store.plan.model_copy(deep=True)
+            return None if self.store.plan is None else self.store.plan.snapshot()
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with a snapshot after every change of state; returns unsubscribe.
@@ -69,7 +69,7 @@ class PlanExecutor(PlanEngine):
         """A new plan (it starts on :meth:`resume`); :class:`PlanRejected` when it cannot run
         or while another plan is unfinished."""
         specs = [s if isinstance(s, StepSpec) else StepSpec.model_validate(s) for s in steps]
-        with self._lock:
+        with self._unit():
             current = self.store.plan
             if current is not None and not current.finished and any(
                     s.status != "pending" for s in current.steps):
@@ -88,7 +88,7 @@ class PlanExecutor(PlanEngine):
         """Replace pending steps (same index), add steps (next indexes), skip ``remove``d ones
         ("removed from the plan"); only steps not started may change."""
         specs = [s if isinstance(s, StepSpec) else StepSpec.model_validate(s) for s in steps]
-        with self._lock:
+        with self._unit():
             plan = self._require()
             new, found = revised(plan, specs, remove, self.agents)
             if found:
@@ -103,7 +103,7 @@ class PlanExecutor(PlanEngine):
         """An agent's ``ask_user``: its running step (``index``, else the member's only one)
         becomes blocked (the plan pauses) with the question saved; the agent's run then ends.
         ValueError when the member runs no plan step."""
-        with self._lock:
+        with self._unit():
             plan = self._require()
             mine = [s for s in plan.steps if s.status == "in_progress"
                     and s.assignee.lower() == member.lower()
@@ -114,7 +114,7 @@ class PlanExecutor(PlanEngine):
             self.store.set_step(step.index, status="blocked", form=form,
                                 question_id=call_id or new_id("ask"), answer=None)
             self._reconcile()
-            return step.model_copy(deep=True)
+            return step.model_copy()
 
     # -- the user's and the commander's controls ---------------------------------------------
 
@@ -133,7 +133,7 @@ class PlanExecutor(PlanEngine):
     def answer(self, index: int, values: dict[str, Any]) -> None:
         """The user's answer to a blocked step: saved, then used (a ``user`` step is done with
         it; an agent resumes with it as its question's answer); the plan goes on."""
-        with self._lock:
+        with self._unit():
             plan = self._require()
             why = check_action(plan, "answer", index, values)
             if why:
@@ -150,13 +150,13 @@ class PlanExecutor(PlanEngine):
             else:
                 runs = step.runs + 1
                 self.store.set_step(index, answer=dict(values), status="in_progress", runs=runs)
-                self._spawn(lambda: self.runner.resume_agent(step.model_copy(deep=True),
+                self._spawn(lambda: self.runner.resume_agent(step.model_copy(),
                                                              dict(values)), index, runs)
             self._reconcile()
 
     def retry(self, index: int) -> None:
         """Run a failed step again (a new dispatch); nothing else is re-run."""
-        with self._lock:
+        with self._unit():
             plan = self._require()
             why = check_action(plan, "retry", index, {})
             if why:
@@ -168,7 +168,7 @@ class PlanExecutor(PlanEngine):
 
     def skip(self, index: int, reason: str = "skipped by the user") -> None:
         """Pass over a step as ``continue`` would (its dependents go on)."""
-        with self._lock:
+        with self._unit():
             plan = self._require()
             why = check_action(plan, "skip", index, {})
             if why:
@@ -180,7 +180,7 @@ class PlanExecutor(PlanEngine):
 
     def abort(self, reason: str = "aborted") -> None:
         """End the plan: every step not finished is skipped; running steps finish unrecorded."""
-        with self._lock:
+        with self._unit():
             plan = self._require()
             self._abort(plan, reason)
             self._changed()
@@ -188,7 +188,7 @@ class PlanExecutor(PlanEngine):
     def stop(self, reason: str = "stopped") -> None:
         """The group stop: running steps fail ("stopped", ``on_failure`` not applied), the
         plan pauses; :meth:`resume`, :meth:`retry` or :meth:`skip` go on from there."""
-        with self._lock:
+        with self._unit():
             self._active = False
             plan = self.store.plan
             if plan is not None:
@@ -202,7 +202,7 @@ class PlanExecutor(PlanEngine):
     def resume(self) -> None:
         """Go on: wake the commander for decisions left by a reload, dispatch what is ready.
         A finished or aborted plan runs nothing. Needs a running event loop."""
-        with self._lock:
+        with self._unit():
             self._loop = asyncio.get_running_loop()
             plan = self.store.plan
             if plan is None or plan.finished:
@@ -222,7 +222,7 @@ class PlanExecutor(PlanEngine):
     def close(self) -> None:
         """Stop recording (runs still in flight are left to the next open, which finds their
         steps in progress: interrupted) and close the plan's file."""
-        with self._lock:
+        with self._unit():
             self._closed = True
             self._active = False
         self.store.close()
