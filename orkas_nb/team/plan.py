@@ -120,6 +120,8 @@ class Plan(BaseModel):
         return self
 
     def step(self, index: int) -> PlanStep:
+        if 0 < index <= len(self.steps) and self.steps[index - 1].index == index:
+            return self.steps[index - 1]  # the usual layout: 1, 2, ... in order
         for s in self.steps:
             if s.index == index:
                 return s
@@ -128,9 +130,21 @@ class Plan(BaseModel):
     def ready(self) -> list[int]:
         """Steps that may start: pending with every dependency done or skipped (SPEC §11),
         lowest index first."""
-        finished = {s.index for s in self.steps if s.status in SATISFIED}
-        return sorted(s.index for s in self.steps
-                      if s.status == "pending" and all(d in finished for d in s.deps))
+        status = {s.index: s.status for s in self.steps}
+        ready = []
+        for s in self.steps:
+            if s.status != "pending":
+                continue
+            deps = s.wait_for if s.wait_for is not None else ([s.index - 1] if s.index > 1 else [])
+            if all(status[d] in SATISFIED for d in deps):
+                ready.append(s.index)
+        return sorted(ready)
+
+    def snapshot(self) -> Plan:
+        """A copy that later changes do not reach (the executor replaces fields, never edits
+        them in place, so copying each step is enough; a deep copy is ~100x slower)."""
+        return self.model_copy(update={"steps": [s.model_copy() for s in self.steps],
+                                       "decisions": list(self.decisions)})
 
     @property
     def finished(self) -> bool:

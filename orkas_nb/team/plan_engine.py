@@ -10,9 +10,10 @@ twice and is never dispatched twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from ..core.messages import new_id
@@ -50,7 +51,7 @@ class PlanEngine:
         self._closed = False
         self._idle = threading.Event()
         self._idle.set()
-        with self._lock:
+        with self._unit():
             self._recover()
 
     # -- the engine --------------------------------------------------------------------------
@@ -74,6 +75,20 @@ class PlanEngine:
             raise PlanRejected(found)
         return steps
 
+    @contextlib.contextmanager
+    def _unit(self) -> Iterator[None]:
+        """One change of state: under the conversation's lock, saved as one line."""
+        with self._lock, self.store.batch():
+            yield
+
+    def _activate(self) -> None:
+        """A user's or the commander's action: the plan may dispatch again (after a stop too)."""
+        if not self._active:
+            self.runner.clear_stop()
+        self._active = True
+        if self._loop is None:
+            self._loop = _running_loop()
+
     def _recover(self) -> None:
         plan = self.store.plan
         if plan is None:
@@ -84,18 +99,16 @@ class PlanEngine:
                 self._apply_policy(plan, plan.step(s.index), "interrupted", wake=False)
         self._settle_state()
 
-    def _running(self, plan: Plan) -> int:
-        return sum(1 for s in plan.steps if s.status == "in_progress")
-
     def _reconcile(self) -> None:
         """Dispatch what is ready (under the lock), then settle the plan's state."""
         plan = self.store.plan
         if plan is None:
             return
         self._settle_state()  # a retried or revised step may reopen a failed plan
-        while (self._active and self._loop is not None and not plan.finished
-               and not self._deciding and not any(s.status == "blocked" for s in plan.steps)
-               and self._running(plan) < self.max_parallel):
+        while self._active and self._loop is not None and not plan.finished and not self._deciding:
+            statuses = [s.status for s in plan.steps]
+            if "blocked" in statuses or statuses.count("in_progress") >= self.max_parallel:
+                break
             ready = plan.ready()
             if not ready:
                 break
@@ -108,14 +121,15 @@ class PlanEngine:
             assert step.form is not None
             self.store.set_step(step.index, status="blocked", attempts=step.attempts + 1,
                                 runs=step.runs + 1, question_id=new_id("ask"), answer=None)
-            self.runner.post_form(step.model_copy(deep=True), step.form)
+            self.store.flush()  # saved before the user can see the form
+            self.runner.post_form(step.model_copy(), step.form)
             return
         text = dispatch_text(plan, step)
         runs = step.runs + 1
         # on disk before the message goes out: a crash now leaves in_progress -> interrupted
         self.store.set_step(step.index, status="in_progress", attempts=step.attempts + 1, runs=runs,
                             failure_reason="")
-        snapshot = step.model_copy(deep=True)
+        snapshot = step.model_copy()
         if step.assignee == "commander":
             self._spawn(lambda: self.runner.run_commander(snapshot, text), step.index, runs)
         else:
@@ -157,7 +171,7 @@ class PlanEngine:
         self._ended(index, runs, outcome)
 
     def _ended(self, index: int | None, runs: int, outcome: StepOutcome) -> None:
-        with self._lock:
+        with self._unit():
             if index is None:
                 self._deciding -= 1
             if self._closed:
@@ -250,6 +264,13 @@ class PlanEngine:
             except Exception:
                 log.exception("a plan listener failed")
 
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def answer_text(values: dict[str, Any]) -> str:

@@ -34,7 +34,7 @@ from ..core.messages import new_id
 from .ledger import cap
 from .plan import Plan, PlanStep, StepForm, check_action
 from .plan_check import StepSpec, revised
-from .plan_engine import Listener, PlanEngine, answer_text
+from .plan_engine import Listener, PlanEngine, _running_loop, answer_text
 from .plan_runner import PlanActionError, PlanRejected, StepOutcome, StepRunner
 
 __all__ = ["PlanActionError", "PlanExecutor", "PlanRejected", "StepOutcome", "StepRunner"]
@@ -49,7 +49,7 @@ class PlanExecutor(PlanEngine):
     def plan(self) -> Plan | None:
         """A snapshot of the current plan (a copy: the executor's own is never handed out)."""
         with self._lock:
-            return None if self.store.plan is None else self.store.plan.model_copy(deep=True)
+            return None if self.store.plan is None else self.store.plan.snapshot()
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with a snapshot after every change of state; returns unsubscribe.
@@ -69,7 +69,7 @@ class PlanExecutor(PlanEngine):
         """A new plan (it starts on :meth:`resume`); :class:`PlanRejected` when it cannot run
         or while another plan is unfinished."""
         specs = [s if isinstance(s, StepSpec) else StepSpec.model_validate(s) for s in steps]
-        with self._lock:
+        with self._unit():
             current = self.store.plan
             if current is not None and not current.finished and any(
                     s.status != "pending" for s in current.steps):
@@ -88,7 +88,7 @@ class PlanExecutor(PlanEngine):
         """Replace pending steps (same index), add steps (next indexes), skip ``remove``d ones
         ("removed from the plan"); only steps not started may change."""
         specs = [s if isinstance(s, StepSpec) else StepSpec.model_validate(s) for s in steps]
-        with self._lock:
+        with self._unit():
             plan = self._require()
             new, found = revised(plan, specs, remove, self.agents)
             if found:
@@ -98,20 +98,23 @@ class PlanExecutor(PlanEngine):
             self._reconcile()
             return self.plan  # type: ignore[return-value]
 
-    def ask(self, member: str, form: StepForm, call_id: str = "") -> PlanStep:
-        """An agent's ``ask_user``: its running step becomes blocked (the plan pauses) with the
-        question saved; the agent's run then ends. ValueError when it runs no plan step."""
-        with self._lock:
+    def ask(self, member: str, form: StepForm, call_id: str = "", *,
+            index: int | None = None) -> PlanStep:
+        """An agent's ``ask_user``: its running step (``index``, else the member's only one)
+        becomes blocked (the plan pauses) with the question saved; the agent's run then ends.
+        ValueError when the member runs no plan step."""
+        with self._unit():
             plan = self._require()
-            step = next((s for s in plan.steps if s.status == "in_progress"
-                         and s.assignee.lower() == member.lower()), None)
-            if step is None:
+            mine = [s for s in plan.steps if s.status == "in_progress"
+                    and s.assignee.lower() == member.lower()
+                    and (index is None or s.index == index)]
+            if not mine:
                 raise ValueError(f"{member} is not running a plan step; ask the user in your answer")
-            self.store.set_step(step.index, status="blocked", form=form.model_dump(),
+            step = mine[0]
+            self.store.set_step(step.index, status="blocked", form=form,
                                 question_id=call_id or new_id("ask"), answer=None)
-            step.form = form
             self._reconcile()
-            return step.model_copy(deep=True)
+            return step.model_copy()
 
     # -- the user's and the commander's controls ---------------------------------------------
 
@@ -130,12 +133,16 @@ class PlanExecutor(PlanEngine):
     def answer(self, index: int, values: dict[str, Any]) -> None:
         """The user's answer to a blocked step: saved, then used (a ``user`` step is done with
         it; an agent resumes with it as its question's answer); the plan goes on."""
-        with self._lock:
+        with self._unit():
             plan = self._require()
             why = check_action(plan, "answer", index, values)
             if why:
                 raise PlanActionError(why)
             step = plan.step(index)
+            if step.assignee != "user" and self._loop is None and _running_loop() is None:
+                raise PlanActionError("the agent resumes on an event loop: answer from async "
+                                      "code (or after resume())")
+            self._activate()
             if step.assignee == "user":
                 summary = cap(answer_text(values) or "(approved)", self.summary_chars)
                 self.store.set_step(index, answer=dict(values), status="done",
@@ -143,38 +150,37 @@ class PlanExecutor(PlanEngine):
             else:
                 runs = step.runs + 1
                 self.store.set_step(index, answer=dict(values), status="in_progress", runs=runs)
-                self._spawn(lambda: self.runner.resume_agent(step.model_copy(deep=True),
+                self._spawn(lambda: self.runner.resume_agent(step.model_copy(),
                                                              dict(values)), index, runs)
-            self._active = True
             self._reconcile()
 
     def retry(self, index: int) -> None:
         """Run a failed step again (a new dispatch); nothing else is re-run."""
-        with self._lock:
+        with self._unit():
             plan = self._require()
             why = check_action(plan, "retry", index, {})
             if why:
                 raise PlanActionError(why)
             self.store.set_step(index, status="pending", failure_reason="", transient_failures=0)
             self._drop_decision(index)
-            self._active = True
+            self._activate()
             self._reconcile()
 
     def skip(self, index: int, reason: str = "skipped by the user") -> None:
         """Pass over a step as ``continue`` would (its dependents go on)."""
-        with self._lock:
+        with self._unit():
             plan = self._require()
             why = check_action(plan, "skip", index, {})
             if why:
                 raise PlanActionError(why)
             self.store.set_step(index, status="skipped", failure_reason=reason)
             self._drop_decision(index)
-            self._active = True
+            self._activate()
             self._reconcile()
 
     def abort(self, reason: str = "aborted") -> None:
         """End the plan: every step not finished is skipped; running steps finish unrecorded."""
-        with self._lock:
+        with self._unit():
             plan = self._require()
             self._abort(plan, reason)
             self._changed()
@@ -182,7 +188,7 @@ class PlanExecutor(PlanEngine):
     def stop(self, reason: str = "stopped") -> None:
         """The group stop: running steps fail ("stopped", ``on_failure`` not applied), the
         plan pauses; :meth:`resume`, :meth:`retry` or :meth:`skip` go on from there."""
-        with self._lock:
+        with self._unit():
             self._active = False
             plan = self.store.plan
             if plan is not None:
@@ -196,13 +202,12 @@ class PlanExecutor(PlanEngine):
     def resume(self) -> None:
         """Go on: wake the commander for decisions left by a reload, dispatch what is ready.
         A finished or aborted plan runs nothing. Needs a running event loop."""
-        with self._lock:
+        with self._unit():
             self._loop = asyncio.get_running_loop()
             plan = self.store.plan
             if plan is None or plan.finished:
                 return
-            self.runner.clear_stop()
-            self._active = True
+            self._activate()
             for index in list(plan.decisions):
                 self._drop_decision(index)
                 self._wake_commander(plan.step(index))
@@ -217,7 +222,7 @@ class PlanExecutor(PlanEngine):
     def close(self) -> None:
         """Stop recording (runs still in flight are left to the next open, which finds their
         steps in progress: interrupted) and close the plan's file."""
-        with self._lock:
+        with self._unit():
             self._closed = True
             self._active = False
         self.store.close()

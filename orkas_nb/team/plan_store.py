@@ -11,11 +11,14 @@ The store keeps no rule of its own: :mod:`.plan_executor` decides, the store rec
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic_core import to_jsonable_python
 
 from ..harness.durable import decode_jsonl
 from .bus import team_folder
@@ -44,7 +47,18 @@ class _StateChanged(BaseModel):
 
 
 _Event = Annotated[_Written | _StepChanged | _StateChanged, Field(discriminator="op")]
-_EVENT: TypeAdapter[_Written | _StepChanged | _StateChanged] = TypeAdapter(_Event)
+
+
+class _Batch(BaseModel):
+    """The changes of one reconciliation, on one line: all of them survive a crash, or none."""
+
+    model_config = ConfigDict(extra="forbid")
+    op: Literal["batch"] = "batch"
+    events: list[_Event]
+
+
+_Line = Annotated[_Written | _StepChanged | _StateChanged | _Batch, Field(discriminator="op")]
+_EVENT: TypeAdapter[_Written | _StepChanged | _StateChanged | _Batch] = TypeAdapter(_Line)
 
 
 def plan_path(workspace: str | os.PathLike[str], conversation: str) -> Path:
@@ -58,6 +72,8 @@ class PlanStore(DurableLog):
 
     def _reset(self) -> None:
         self.plan: Plan | None = None
+        self._depth = 0
+        self._pending: list[BaseModel] = []
 
     def _load(self) -> None:
         assert self._file is not None
@@ -74,7 +90,11 @@ class PlanStore(DurableLog):
             self._file.rewrite([] if self.plan is None else [_line(_Written(plan=self.plan))])
         self._file.open_for_append()
 
-    def _fold(self, event: _Written | _StepChanged | _StateChanged) -> None:
+    def _fold(self, event: _Written | _StepChanged | _StateChanged | _Batch) -> None:
+        if isinstance(event, _Batch):
+            for inner in event.events:
+                self._fold(inner)
+            return
         if isinstance(event, _Written):
             self.plan = event.plan
             return
@@ -85,9 +105,8 @@ class PlanStore(DurableLog):
             for name, value in event.set.items():
                 if name not in type(step).model_fields:
                     raise ValueError(f"step has no field {name!r}")
-                setattr(step, name, value)
-            # validate what came from disk once, cheaply: the fields a view reads
-            type(step).model_validate(step.__dict__)
+                # validated as it is set: what came from disk becomes the field's own type
+                step.__pydantic_validator__.validate_assignment(step, name, value)
         else:
             self.plan.state = event.state
             self.plan.decisions = list(event.decisions)
@@ -103,21 +122,47 @@ class PlanStore(DurableLog):
         """Save changed runtime fields of one step and apply them."""
         assert self.plan is not None
         step = self.plan.step(index)
-        self._append(_StepChanged(index=index, set=fields))
+        self._append(_StepChanged(index=index, set=to_jsonable_python(fields)))
         for name, value in fields.items():
             setattr(step, name, value)
 
     def set_state(self, state: PlanState, decisions: list[int] | None = None) -> None:
+        """The plan's state; saved only when it cannot be derived from the steps again
+        (``aborted``, the decisions owed): the rest is recomputed on load."""
         assert self.plan is not None
         decisions = list(self.plan.decisions if decisions is None else decisions)
         if state == self.plan.state and decisions == self.plan.decisions:
             return
-        self._append(_StateChanged(state=state, decisions=decisions))
+        if state == "aborted" or decisions != self.plan.decisions:
+            self._append(_StateChanged(state=state, decisions=decisions))
         self.plan.state = state
         self.plan.decisions = decisions
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Changes made inside go to disk as one line when the outermost batch ends."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                self.flush()
+
+    def flush(self) -> None:
+        """Write the batched changes now (before something outside may see them)."""
+        events, self._pending = self._pending, []
+        if events and self._file is not None:
+            line = events[0] if len(events) == 1 else _Batch.model_validate(
+                {"events": [e.model_dump() for e in events]})
+            with self._lock:
+                self._file.append(_line(line))
+
     def _append(self, event: BaseModel) -> None:
         if self._file is None:
+            return
+        if self._depth:
+            self._pending.append(event)
             return
         with self._lock:
             self._file.append(_line(event))

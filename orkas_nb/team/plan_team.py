@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.events import Done, MemberEvent, RunEvent, RunResult
 from ..harness.cancellation import AbortSignal
-from .bus import COMMANDER, SYSTEM, USER
+from .bus import COMMANDER, SYSTEM, USER, BusMessage
 from .plan import PlanStep, StepForm
 from .plan_runner import StepOutcome
 
@@ -57,11 +57,32 @@ class TeamStepRunner:
         self._errors: dict[str, RunResult] = {}  # task id -> the member run's result
         self._commander = asyncio.Lock()  # one commander turn at a time
         self._commander_abort: AbortSignal | None = None
+        # Which step a member's current run works on (several steps of one member may be in
+        # progress, queued on its lock): dispatch text -> step, task id -> step, member -> step.
+        self._texts: dict[tuple[str, str], int] = {}
+        self._task_step: dict[str, int] = {}
+        self._current: dict[str, int] = {}
         team.subscribe(self._on_event)
+        team.state.bus.subscribe(self._on_message)
+
+    def _on_message(self, message: BusMessage) -> None:
+        if message.kind == "task" and message.to is not None:
+            index = self._texts.pop((message.to, message.text), None)
+            if index is not None and message.task_id is not None:
+                self._task_step[message.task_id] = index
 
     def _on_event(self, event: RunEvent) -> None:
-        if isinstance(event, MemberEvent) and isinstance(event.event, Done):
+        if not isinstance(event, MemberEvent):
+            return
+        if event.task_id in self._task_step:
+            self._current[event.member] = self._task_step[event.task_id]
+        if isinstance(event.event, Done):
             self._errors[event.task_id] = event.event.result
+            self._task_step.pop(event.task_id, None)
+
+    def step_of(self, member: str) -> int | None:
+        """The plan step ``member``'s current run works on (None: not a plan step)."""
+        return self._current.get(member)
 
     def bind(self, executor: PlanExecutor) -> None:
         self.executor = executor
@@ -72,12 +93,14 @@ class TeamStepRunner:
         if self.executor is not None and tools is not None and "ask_user" not in tools:
             from .plan_tools import AskUser
 
-            tools.add(AskUser(self.executor, name))
+            tools.add(AskUser(self.executor, name, self.step_of))
 
     # -- agents ------------------------------------------------------------------------------
 
     async def run_agent(self, step: PlanStep, text: str) -> StepOutcome:
-        self._with_ask_user(self.team.definition(step.assignee).name)
+        name = self.team.definition(step.assignee).name
+        self._with_ask_user(name)
+        self._texts[(name, text)] = step.index
         outcome = await self.team.dispatch(step.assignee, text, requester=COMMANDER)
         result = self._errors.pop(outcome.task_id, None)
         transient = bool(result is not None and result.error is not None
@@ -94,6 +117,7 @@ class TeamStepRunner:
         name = team.definition(step.assignee).name
         shown = "\n".join(f"{k}: {v}" for k, v in answer.items()) or "(approved)"
         message = state.bus.post(USER, shown, visible_to={USER, name}, kind="chat", to=name)
+        self._task_step[message.id] = step.index
         prompt = (f"The user answered your ask_user call {step.question_id} (plan step "
                   f"{step.index}, {step.title}). This is that call's result:\n"
                   f"{json.dumps(answer, ensure_ascii=False)}\n\nContinue the step from where "

@@ -10,6 +10,7 @@ ends (``end_turn``), and the user's answer resumes it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError
@@ -177,14 +178,18 @@ class AskUser(_PlanTool):
                    "you as its result, and you continue the step from there.")
     input_schema: ClassVar[dict[str, Any]] = _FORM
 
-    def __init__(self, executor: PlanExecutor, member: str | None = None) -> None:
+    def __init__(self, executor: PlanExecutor, member: str | None = None,
+                 locate: Callable[[str], int | None] | None = None) -> None:
         super().__init__(executor)
         self.member = member
+        self.locate = locate  # member -> the plan step its current run works on
 
     async def execute(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        member = self.member or ctx.agent
         try:
             form = StepForm.model_validate(arguments)
-            step = self.executor.ask(self.member or ctx.agent, form, ctx.call_id)
+            step = self.executor.ask(member, form, ctx.call_id,
+                                     index=self.locate(member) if self.locate else None)
         except (ValueError, PlanActionError) as exc:
             return _error(exc)
         return ToolOutput(text=f"Asked the user (plan step {step.index}); waiting for the "
