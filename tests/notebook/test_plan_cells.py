@@ -151,8 +151,11 @@ def test_after_a_restart_the_plan_is_a_picture_until_the_next_cell_resumes_it(ke
         'commander=[reply("Waiting for your chart style.")]'))
     cell = kernel.run("%%agent -m $m\nWhere are we?", timeout=60)
     assert cell.status == "ok", cell.error
-    kernel.run("ex = current_state().plans[current_state().current]\n"
-               "ex.act('answer', 3, {'style': 'bar'})\nawait ex.wait()")
+    refused = kernel.run("%agent plan answer 3 style=pie", allow_error=True)
+    assert "'pie' is not a choice for style" in refused.stream("stderr") + str(refused.error)
+    said = kernel.run("%agent plan answer 3 style=bar\n"
+                      "await current_state().plans[current_state().current].wait()").stream()
+    assert said.startswith("plan: answer step 3 sent")
     assert kernel.value("current_state().plans[current_state().current].plan.state") == "done"
     assert kernel.value("len(router.requests.get('researcher', []))") == 0  # nothing ran twice
     assert kernel.value("len(router.requests['writer'])") == 1  # the summary only

@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 CELL_USAGE = "%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background] [--plan] [@NAME]"
 LINE_USAGE = ("%agent sessions | show [SESSION] | new | clear | use SESSION | config | "
               "allow PATH | steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | "
-              "skills | plan [SESSION] | help")
+              "skills | plan [SESSION | answer N K=V | retry N | skip N | resume | stop] | help")
 
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")  # as an agent file may name it

@@ -15,7 +15,9 @@ with a sentence, while it still runs steps) and :func:`adopt` points the views a
 notebook at the new one, so a paused plan's widget keeps working in later cells.
 
 ``%agent plan`` shows the session's current plan: live when this kernel runs its executor, else
-a static picture read from the conversation's file.
+a static picture read from the conversation's file. ``%agent plan answer N name=value …``,
+``retry N``, ``skip N``, ``resume`` and ``stop`` are the view's controls from a cell (for a front
+end without widgets): the same executor calls, the same refusals.
 """
 
 from __future__ import annotations
@@ -121,12 +123,52 @@ def adopt(state: NotebookState, name: str, executor: Any) -> None:
         shown.control.rebind(executor)
 
 
-def plan_command(state: NotebookState, args: list[str]) -> None:
-    """``%agent plan``: the current plan of the session (``%agent plan SESSION``: of another)."""
+PLAN_USAGE = ("%agent plan [SESSION] | plan answer N NAME=VALUE … | plan retry N | plan skip N | "
+              "plan resume | plan stop")
+CONTROLS = ("answer", "approve", "retry", "skip", "resume", "stop")
+
+
+def _control(state: NotebookState, args: list[str]) -> None:
     from IPython.core.error import UsageError
 
+    from ..views.plan_control import PlanControl
+
+    action, rest = args[0], args[1:]
+    executor = state.plans.get(state.current)
+    if executor is None or executor.plan is None:
+        raise UsageError(f"no plan runs in session {state.current!r} in this kernel "
+                         "(a %%agent cell takes it over)")
+    step: int | None = None
+    if action in ("answer", "approve", "retry", "skip"):
+        if not rest or not rest[0].isdigit():
+            raise UsageError(f"%agent plan {action} needs a step number; usage: {PLAN_USAGE}")
+        step, rest = int(rest[0]), rest[1:]
+    values: dict[str, Any] = {}
+    for word in rest:
+        key, eq, value = word.partition("=")
+        if action != "answer" or not eq or not key:
+            raise UsageError(f"unexpected {word!r}; usage: {PLAN_USAGE}")
+        values[key] = {"true": True, "false": False}.get(value.lower(), value)
+    control = PlanControl(executor)
+    try:
+        refusal = control.act(action, step, values)
+    finally:
+        control.close()
+    if refusal is not None:
+        raise UsageError(refusal)
+    print(f"plan: {action}{f' step {step}' if step else ''} sent (%agent plan shows it)")
+
+
+def plan_command(state: NotebookState, args: list[str]) -> None:
+    """``%agent plan``: the current plan of the session (``%agent plan SESSION``: of another);
+    ``%agent plan ACTION …``: one of the view's controls."""
+    from IPython.core.error import UsageError
+
+    if args and args[0] in CONTROLS:
+        _control(state, args)
+        return
     if len(args) > 1:
-        raise UsageError("%agent plan takes at most one session name; usage: %agent plan [SESSION]")
+        raise UsageError(f"%agent plan takes at most one session name; usage: {PLAN_USAGE}")
     name = args[0] if args else state.current
     executor = state.plans.get(name)
     if executor is not None and executor.plan is not None:
