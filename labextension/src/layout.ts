@@ -22,8 +22,29 @@ export const NODE_H = 66;
 const GAP_X = 44;
 const GAP_Y = 18;
 
+/** Each step's dependencies: its wait_for, or (absent or null) the previous step as the
+ * executor reads it (index - 1; with a gap there, the step before in index order); the first
+ * step waits for nothing (seed 001). */
+export function dependencies(steps: IPlanStep[]): Map<number, number[]> {
+  const order = steps.map(s => s.index).sort((a, b) => a - b);
+  const known = new Set(order);
+  const deps = new Map<number, number[]>();
+  for (const s of steps) {
+    if (Array.isArray(s.wait_for)) {
+      deps.set(s.index, s.wait_for);
+    } else if (known.has(s.index - 1)) {
+      deps.set(s.index, [s.index - 1]);
+    } else {
+      const at = order.indexOf(s.index);
+      deps.set(s.index, at > 0 ? [order[at - 1]] : []);
+    }
+  }
+  return deps;
+}
+
 export function layoutPlan(steps: IPlanStep[]): ILayout {
   const byIndex = new Map(steps.map(s => [s.index, s]));
+  const waits = dependencies(steps);
   const layer = new Map<number, number>();
   const depth = (i: number, seen: Set<number>): number => {
     const known = layer.get(i);
@@ -35,7 +56,7 @@ export function layoutPlan(steps: IPlanStep[]): ILayout {
       return 0; // the kernel refuses cycles; never loop on a bad plan anyway
     }
     seen.add(i);
-    const deps = step.wait_for.filter(d => byIndex.has(d));
+    const deps = (waits.get(i) ?? []).filter(d => byIndex.has(d));
     const value = deps.length ? 1 + Math.max(...deps.map(d => depth(d, seen))) : 0;
     layer.set(i, value);
     return value;
@@ -51,7 +72,7 @@ export function layoutPlan(steps: IPlanStep[]): ILayout {
   columns.forEach((col, c) => {
     if (c > 0) {
       const key = (i: number): number => {
-        const deps = byIndex.get(i)!.wait_for.filter(d => row.has(d));
+        const deps = (waits.get(i) ?? []).filter(d => row.has(d));
         return deps.length ? deps.reduce((a, d) => a + row.get(d)!, 0) / deps.length : i;
       };
       col.sort((a, b) => key(a) - key(b) || a - b);

@@ -6,7 +6,7 @@
 import { DOMWidgetModel, DOMWidgetView, ISerializers } from '@jupyter-widgets/base';
 
 import { el } from './format';
-import { layoutPlan, NODE_H, NODE_W } from './layout';
+import { dependencies, layoutPlan, NODE_H, NODE_W } from './layout';
 import { IErrorMessage, IPlan, IPlanStep, MODULE_NAME, MODULE_VERSION } from './protocol';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -39,7 +39,7 @@ export class PlanModel extends DOMWidgetModel {
 
 const STATUS_WORDS: Record<string, string> = {
   pending: 'pending',
-  running: 'running',
+  in_progress: 'in progress',
   done: 'done',
   failed: 'failed',
   skipped: 'skipped',
@@ -101,9 +101,10 @@ export function planGraph(
   defs.appendChild(marker);
   svg.appendChild(defs);
   const byIndex = new Map(plan.steps.map(s => [s.index, s]));
+  const waits = dependencies(plan.steps);
   for (const step of plan.steps) {
     const to = layout.nodes.get(step.index)!;
-    for (const dep of step.wait_for) {
+    for (const dep of waits.get(step.index) ?? []) {
       const from = layout.nodes.get(dep);
       if (!from) {
         continue;
@@ -140,6 +141,7 @@ export class PlanView extends DOMWidgetView {
   private _detail!: HTMLDivElement;
   private _errors!: HTMLDivElement;
   private _selected: number | null = null;
+  private _chosen = false; // the user selected a step (else the view follows what needs them)
   private _detailKey = '';
   private _drafts = new Map<number, Record<string, unknown>>();
 
@@ -177,10 +179,21 @@ export class PlanView extends DOMWidgetView {
       el('span', `orkas-badge orkas-plan-state orkas-plan-state-${plan.state}`, plan.state),
       el('span', 'orkas-plan-summary', summary)
     );
+    // The plan's own controls: what the executor offers for the plan as a whole.
+    if (plan.state === 'paused') {
+      this._header.append(this._planButton('Resume', 'resume'));
+    } else if (plan.state === 'running') {
+      this._header.append(this._planButton('Stop', 'stop'));
+    }
     this._drawGraph(plan);
-    if (this._selected === null || !plan.steps.some(s => s.index === this._selected)) {
+    if (!plan.steps.length) {
+      this._graph.replaceChildren(el('div', 'orkas-plan-empty', 'No plan yet: the commander has not written one.'));
+    }
+    if (!this._chosen || !plan.steps.some(s => s.index === this._selected)) {
+      // Until the user picks a step, show the one that needs them: a form first, then a failure.
       const waiting = plan.steps.find(s => s.status === 'blocked') ?? plan.steps.find(s => s.status === 'failed');
       this._selected = waiting ? waiting.index : null;
+      this._chosen = false;
     }
     this._drawDetail(plan);
   }
@@ -203,6 +216,7 @@ export class PlanView extends DOMWidgetView {
     }
     const select = (): void => {
       this._selected = step.index;
+      this._chosen = true;
       this._draw();
     };
     node.addEventListener('click', select);
@@ -230,11 +244,15 @@ export class PlanView extends DOMWidgetView {
     this._detail.dataset.step = String(step.index);
     const head = el('div', 'orkas-plan-detail-head', `#${step.index} ${step.title}`);
     this._detail.appendChild(head);
+    const waits = dependencies(plan.steps).get(step.index) ?? [];
     const facts: [string, string][] = [
       ['Status', STATUS_WORDS[step.status] ?? step.status],
       ['Assignee', step.assignee],
-      ['Waits for', step.wait_for.length ? step.wait_for.map(i => `#${i}`).join(', ') : '—']
+      ['Waits for', waits.length ? waits.map(i => `#${i}`).join(', ') : '—']
     ];
+    if (step.attempts && step.attempts > 1) {
+      facts.push(['Attempts', String(step.attempts)]);
+    }
     if (step.output_summary) {
       facts.push(['Output', step.output_summary]);
     }
@@ -247,9 +265,13 @@ export class PlanView extends DOMWidgetView {
     }
     this._detail.appendChild(dl);
     const controls = el('div', 'orkas-plan-controls');
-    if (step.status === 'blocked' && step.form) {
+    if (step.status === 'blocked' && step.form && step.form.fields.length) {
       controls.appendChild(this._form(step));
     } else if (step.status === 'blocked') {
+      // a form with no fields asks for an approval
+      if (step.form?.prompt) {
+        controls.appendChild(el('div', 'orkas-plan-prompt', step.form.prompt));
+      }
       controls.appendChild(this._button('Approve', 'approve', step));
     }
     if (step.status === 'failed') {
@@ -319,7 +341,14 @@ export class PlanView extends DOMWidgetView {
     return form;
   }
 
-  private _act(action: string, step: number, values: Record<string, unknown>): void {
+  private _planButton(label: string, action: string): HTMLButtonElement {
+    const b = el('button', `jp-Button orkas-button orkas-plan-${action}`, label);
+    b.type = 'button';
+    b.addEventListener('click', () => this._act(action, null, {}));
+    return b;
+  }
+
+  private _act(action: string, step: number | null, values: Record<string, unknown>): void {
     this._errors.replaceChildren();
     this.send({ type: 'plan_action', action, step, values });
   }

@@ -105,19 +105,24 @@ export interface IFormField {
   required: boolean;
 }
 export interface IPlanStep {
-  index: number;
+  index: number; // 1-based, stable
   title: string;
   assignee: string;
   input: string;
-  wait_for: number[];
+  // The kernel sends it resolved; absent or null (a plan written by hand) means the previous
+  // step in index order, [] means none (seed 001).
+  wait_for?: number[] | null;
   on_failure: string;
-  status: 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'blocked';
+  status: 'pending' | 'in_progress' | 'done' | 'failed' | 'skipped' | 'blocked';
   output_summary: string;
   output_files: string[];
   failure_reason: string;
+  attempts?: number;
   form: { prompt: string; fields: IFormField[] } | null;
 }
+export const PLAN_MIME = 'application/vnd.orkas.plan+json';
 export interface IPlan {
+  schema_version?: number;
   id: string;
   title: string;
   state: string;

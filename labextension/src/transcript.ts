@@ -15,7 +15,7 @@ import { LaneBox } from './lanes';
 import { MarkdownRender } from './markdown';
 import { markdownWith } from './rendermime';
 import { planGraph } from './plan';
-import { IPlan, TRANSCRIPT_MIME } from './protocol';
+import { IPlan, PLAN_MIME, TRANSCRIPT_MIME } from './protocol';
 
 interface IToolCall {
   id: string;
@@ -197,11 +197,23 @@ export async function drawTranscript(host: HTMLElement, t: ITranscript, md: Mark
     body.appendChild(el('div', 'orkas-files', `Files written: ${t.output_files.join(', ')}`));
   }
   if (t.plan && Array.isArray(t.plan.steps)) {
-    const wrap = el('div', 'orkas-plan orkas-plan-snapshot');
-    wrap.append(el('div', 'orkas-plan-header', t.plan.title || 'Plan'), planGraph(t.plan, 'snapshot'));
-    body.appendChild(wrap);
+    body.appendChild(planSnapshot(t.plan));
   }
   await Promise.all(pending);
+}
+
+/** A plan as it ended (application/vnd.orkas.plan+json, or a transcript's plan): the same
+ * graph as the live view, without controls. */
+export function planSnapshot(plan: IPlan): HTMLDivElement {
+  const wrap = el('div', 'orkas-plan orkas-plan-snapshot');
+  wrap.dataset.state = plan.state;
+  const header = el('div', 'orkas-plan-header');
+  header.append(
+    el('span', 'orkas-plan-title', plan.title || 'Plan'),
+    el('span', `orkas-badge orkas-plan-state orkas-plan-state-${plan.state}`, plan.state)
+  );
+  wrap.append(header, planGraph(plan, 'snapshot'));
+  return wrap;
 }
 
 export class TranscriptRenderer extends Widget implements IRenderMime.IRenderer {
@@ -216,16 +228,25 @@ export class TranscriptRenderer extends Widget implements IRenderMime.IRenderer 
       this.node.textContent = 'orkas: this transcript is empty or unreadable.';
       return;
     }
+    if (this._options.mimeType === PLAN_MIME) {
+      const plan = data as IPlan;
+      if (!Array.isArray(plan.steps)) {
+        this.node.textContent = 'orkas: this plan is unreadable.';
+        return;
+      }
+      this.node.replaceChildren(planSnapshot(plan));
+      return;
+    }
     await drawTranscript(this.node, data as ITranscript, markdownWith(this._options));
   }
 }
 
 const extension: IRenderMime.IExtension = {
   id: 'orkas-nb:transcript',
-  description: 'Renders saved orkas_nb run transcripts.',
+  description: 'Renders saved orkas_nb run transcripts and plans.',
   rendererFactory: {
     safe: true,
-    mimeTypes: [TRANSCRIPT_MIME],
+    mimeTypes: [TRANSCRIPT_MIME, PLAN_MIME],
     defaultRank: 50,
     createRenderer: options => new TranscriptRenderer(options)
   },

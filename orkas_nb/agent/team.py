@@ -101,7 +101,11 @@ def _build(agent: Agent, conversation: str, definitions: Sequence[AgentDefinitio
         agent.tools.add(t)
     if "save_skill" not in agent.tools:  # a bash solution kept as a skill, with the user's consent
         agent.tools.add(SaveSkill(agent.workspace, approver=agent._parts.approver))
-    _add_prompt_section(agent, commander_prompt(definitions))
+    from ..team.plan_tools import PLAN_PROMPT
+    from .plan import plan_for
+
+    plan_for(team, agent)  # the plan executor (team.plan) and the commander's plan tools
+    _add_prompt_section(agent, f"{commander_prompt(definitions)}\n\n{PLAN_PROMPT}")
     agent.name = agent.runner.name = "commander"
     return team, problems
 

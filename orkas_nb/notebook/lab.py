@@ -4,29 +4,23 @@ prompts in :mod:`orkas_nb.notebook.approvals.lab`."""
 
 from .approvals.lab import LabApprover
 from .views.lab import (
-    FormField,
     LabRenderer,
-    Plan,
     PlanAction,
-    PlanStep,
+    PlanControl,
     PlanWidget,
     RunWidget,
-    StepForm,
     choose_renderer,
     has_run_view,
     probe_frontend,
 )
 
 __all__ = [
-    "FormField",
     "LabApprover",
     "LabRenderer",
-    "Plan",
     "PlanAction",
-    "PlanStep",
+    "PlanControl",
     "PlanWidget",
     "RunWidget",
-    "StepForm",
     "choose_renderer",
     "has_run_view",
     "probe_frontend",

@@ -53,51 +53,24 @@ model = ScriptedModel([
 
 AGENT_CELL = "%%agent -m $model\nRead notes.txt and summarise it."
 
+# The plan view over the real executor: a team's agents answer from the loopback model server
+# (tests/fakes/model_server.py), scripted per member by the test; {url} is the server's.
 PLAN_SETUP = """\
-import asyncio
-from orkas_nb.notebook.lab import FormField, Plan, PlanStep, PlanWidget, StepForm
-plan = Plan(title="Quarterly report", steps=[
-    PlanStep(index=0, title="Load sales.csv", assignee="analyst"),
-    PlanStep(index=1, title="Find the weakest months", assignee="analyst", wait_for=[0]),
-    PlanStep(index=2, title="Plot them", assignee="plotter", wait_for=[1]),
-    PlanStep(index=3, title="Choose the chart style", assignee="user", wait_for=[0],
-             form=StepForm(prompt="Which chart style?",
-                           fields=[FormField(name="style", kind="choice", choices=["bar", "line"])])),
-    PlanStep(index=4, title="Write the summary", assignee="commander", wait_for=[2, 3]),
-])
-w = PlanWidget(plan)
-actions = []
-def on_action(a):
-    actions.append((a.action, a.step, dict(a.values)))
-    if a.action == "answer":
-        w.set_step(a.step, status="done", output_summary=f"style={a.values['style']}")
-    elif a.action == "retry":
-        w.set_step(a.step, status="running", failure_reason="")
-    elif a.action == "skip":
-        w.set_step(a.step, status="skipped")
-w.on_action(on_action)
-w
+%load_ext orkas_nb
+from orkas_nb.providers.openai_chat import OpenAIChatProvider
+from orkas_nb.providers.auth import StaticKey
+p = OpenAIChatProvider(base_url={url!r}, token_source=StaticKey("sk-test"))
+p.default_model = "gpt-4o-mini"
 """
 
-PLAN_SCRIPT = """\
-for index, status in [(0, "running"), (0, "done"), (1, "running"), (3, "blocked"),
-                      (1, "done"), (2, "running"), (2, "failed")]:
-    await asyncio.sleep(0.4)
-    w.set_step(index, status=status,
-               **({"failure_reason": "matplotlib is missing"} if status == "failed" else {}))
-w.set_state("paused")
-"""
+PLAN_CELL = "%%agent --plan -m $p\nAnalyse the onboarding survey."
 
-PLAN_CHECK = "print(actions)"
-
-# A finished run's transcript with a plan snapshot (the teams engine will add ``plan``; readers
-# ignore fields they do not know, and this one draws it).
-PLAN_TRANSCRIPT = """\
-from IPython.display import display
-display({"application/vnd.orkas.transcript+json": {
-    "schema_version": 1, "agent": "commander", "status": "end_turn", "duration_s": 3.2,
-    "messages": [{"role": "user", "text": "Make the quarterly report"},
-                 {"role": "assistant", "text": "The plan is **done**."}],
-    "plan": w.plan},
-    "text/plain": "orkas transcript"}, raw=True)
-"""
+PLAN_STEPS = [
+    {"title": "Count the answers", "assignee": "researcher", "wait_for": []},
+    {"title": "Read the interviews", "assignee": "writer", "wait_for": []},
+    {"title": "Choose the chart style", "assignee": "user", "wait_for": [],
+     "form": {"prompt": "Which chart style?",
+              "fields": [{"name": "style", "kind": "choice", "choices": ["bar", "line"]}]}},
+    {"title": "Write the summary", "assignee": "writer", "wait_for": [1, 2, 3],
+     "input": "Survey: {{step_1.output_summary}} Interviews: {{step_2.output_summary}}"},
+]

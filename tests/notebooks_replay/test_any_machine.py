@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 # each tutorial and how many %%agent cells it has
 TUTORIALS = {"01-quickstart": 2, "02-kernel-tools-and-approvals": 2, "03-knowledge-and-memory": 2,
-             "04-research-team": 4, "06-mcp-server": 2,
+             "04-research-team": 4, "05-plan-analysis": 2, "06-mcp-server": 2,
              "07-self-evolution": 3}
 TRANSCRIPT = "application/vnd.orkas.transcript+json"
 # Exactly what bubblewrap prints where it may not create namespaces (Docker's default seccomp

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 from IPython.core.error import UsageError
 
-CELL_USAGE = "%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background] [@NAME]"
+CELL_USAGE = "%%agent [-m MODEL] [-s SESSION] [--new] [--no-tools] [--background] [--plan] [@NAME]"
 LINE_USAGE = ("%agent sessions | show [SESSION] | new | clear | use SESSION | config | "
               "allow PATH | steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | "
-              "skills | mcp … | packages … | evolve … | help")
+              "skills | plan [SESSION | answer N K=V | retry N | skip N | resume | stop] | "
+              "mcp … | packages … | evolve … | help")
 
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")  # as an agent file may name it
@@ -26,6 +27,7 @@ class CellOptions:
     new: bool = False
     no_tools: bool = False
     background: bool = False
+    plan: bool = False  # ask the team's commander for a plan, and show it from the start
     help: bool = False
     target: str | None = None  # ``@name``: the cell speaks to that member of the team
 
@@ -42,6 +44,7 @@ def _cell_parser() -> _Parser:
     p.add_argument("--new", action="store_true")
     p.add_argument("--no-tools", dest="no_tools", action="store_true")
     p.add_argument("--background", action="store_true")
+    p.add_argument("--plan", action="store_true")
     p.add_argument("-h", "--help", action="store_true")
     return p
 
@@ -89,4 +92,5 @@ CELL_HELP = f"""usage: {CELL_USAGE}
   --new         start a new session (it becomes the notebook's current one)
   --no-tools    no tools for this run
   --background  return at once; the run keeps streaming into this cell (%agent steer/stop)
+  --plan        the team's commander plans the work first; the plan is shown and runs live
 line magics: {LINE_USAGE}"""

@@ -101,7 +101,7 @@ class AgentMagics(Magics):
     @line_magic("agent")
     def agent_line(self, line: str) -> None:
         """%agent sessions | show [SESSION] | new | clear | use SESSION | config | allow PATH |
-        steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | skills | mcp … |
+        steer TEXT | stop [SESSION] | kb … | memory … | agents [new NAME] | skills | plan | mcp … |
         packages … | help"""
         words = split(line, LINE_USAGE)
         if not words:
@@ -249,6 +249,11 @@ class AgentMagics(Magics):
         from .evolve_magics import evolve_command
 
         evolve_command(self.state, args)
+
+    def _cmd_plan(self, args: list[str], rest: str) -> None:
+        from .plan_cell import plan_command
+
+        plan_command(self.state, args)
 
     def _cmd_steer(self, args: list[str], rest: str) -> None:
         if not rest:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 
 from .arguments import CellOptions
+from .plan_cell import PLAN_NUDGE
 from ..views.slots import new_slot
 from ..views.renderer import RunControls, RunInfo, fan_out
 
@@ -77,6 +78,7 @@ class Prepared:
     session: str
     background: bool
     team: Any = None  # the workspace's team, the agent its commander; None: a single agent
+    plan: Any = None  # the cell's view of the team's plan (cell/plan_cell.py); None: no team
 
     @property
     def steers(self) -> Any:
@@ -186,10 +188,16 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
             kb_embedder=config.kb_embedder, skills=wired, open_tier_skills=config.open_tier_skills,
         )
         agent.runner.notices += [("mcp", n) for n in tool_notices]
+        from .plan_cell import hand_over
+
+        hand_over(state, name)  # the previous cell's plan executor lets go of its file
         team, warnings = _team(state, opts, agent, name)
     except OrkasError as exc:
         raise NotebookError(str(exc)) from None
     prompt = _address(team, opts, filled.text)
+    cell_plan = _cell_plan(state, opts, team, name)
+    if opts.plan and cell_plan is not None:
+        prompt = f"{prompt}\n\n{PLAN_NUDGE}"
     before = {m.id for m in session.messages}
     provider, label = agent.provider, agent.resolved.label
     from ...providers.cassette import ReplayProvider
@@ -233,7 +241,22 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
     return Prepared(agent=agent, prompt=prompt, info=info,
                     renderer=fan_out([builder, live]), abort=abort,
                     notes=filled.notes + warnings, live=live, session=name,
-                    background=background, team=team)
+                    background=background, team=team, plan=cell_plan)
+
+
+def _cell_plan(state: NotebookState, opts: CellOptions, team: Any, name: str) -> Any:
+    """The cell's view of the team's plan (kept for ``%agent plan``); ``--plan`` needs a team."""
+    from .plan_cell import CellPlan, adopt, executor_of
+
+    executor = executor_of(team)
+    if executor is None:
+        if opts.plan:
+            raise UsageError("%%agent --plan: this workspace defines no agents to plan for "
+                             "(define one with %agent agents new NAME)")
+        return None
+    adopt(state, name, executor)
+    return CellPlan(executor, state.shell, forced=opts.plan, renderer=state.config.renderer,
+                    shown=state.plan_views, session=name)
 
 
 def _team(state: NotebookState, opts: CellOptions, agent: Agent,

@@ -51,19 +51,33 @@ async def drive(p: Prepared) -> RunResult | None:
         unsubscribe: Callable[[], None] = lambda: None
     else:  # the team's own routing (@name, the floor); a stop on the run's signal stops the group
         events = p.team.run(p.prompt)
-        unsubscribe = p.abort.subscribe(lambda: p.team.stop(p.abort.reason or "stopped by the user"))
+        unsubscribe = p.abort.subscribe(lambda: _stop_team(p))
     try:
+        if p.plan is not None:
+            await p.plan.start()
         async for event in events:
             p.renderer.render(event)
             if isinstance(event, Done):
                 result = event.result
+        if p.plan is not None and not p.abort.aborted:
+            await p.plan.run(p.renderer.render, p.team)  # an unfinished plan runs, live
     finally:
         unsubscribe()
+        if p.plan is not None:
+            p.plan.close()
     if p.team is not None:
         _show_floor(p)
     p.renderer.finish(result)
     await _drain(p.live)
     return result
+
+
+def _stop_team(p: Prepared) -> None:
+    """The group stop: the commander and members end; a plan's running steps fail "stopped"."""
+    reason = p.abort.reason or "stopped by the user"
+    p.team.stop(reason)
+    if p.plan is not None:
+        p.plan.stop(reason)
 
 
 def _show_floor(p: Prepared) -> None:

@@ -3,7 +3,8 @@
 - :class:`LabRenderer` draws a run in the extension's run view (a custom ipywidgets view);
 - :func:`choose_renderer` asks the front end, by a handshake, whether it has that view, and
   falls back to the built-in widgets when no answer comes;
-- :class:`PlanWidget` draws a :class:`Plan` (SPEC §11 ``PlanStep``) as a dependency graph;
+- :class:`PlanWidget` draws a plan executor's plan (SPEC §11) as a dependency graph, live,
+  through a :class:`~orkas_nb.notebook.views.plan_control.PlanControl`;
 - the transcript MIME type the extension renders is written by
   :mod:`orkas_nb.notebook.views.transcript`.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ....team.plan import FormField, Plan, PlanStep, StepForm
+from ..plan_control import PlanControl
 from ..renderer import Controls, Renderer
 from .handshake import probe_frontend
 from .plan_view import PlanWidget
@@ -40,14 +41,11 @@ async def choose_renderer(controls: Controls | None, fallback: Callable[[], Rend
 
 
 __all__ = [
-    "FormField",
     "LabRenderer",
-    "Plan",
     "PlanAction",
-    "PlanStep",
+    "PlanControl",
     "PlanWidget",
     "RunWidget",
-    "StepForm",
     "choose_renderer",
     "has_run_view",
     "probe_frontend",

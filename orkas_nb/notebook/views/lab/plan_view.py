@@ -1,32 +1,31 @@
 """The kernel side of the labextension's plan view.
 
-The plan is small (tens of steps), so it travels as one synced trait: every update is a whole,
-validated :class:`~orkas_nb.team.plan.Plan`. The view's controls come back as :class:`~.protocol.PlanAction`
-messages; an action the plan does not allow now (answering a step that is not blocked, a
-missing required field, retrying a step that did not fail) is answered with an error shown in
-the view, and the handler never sees it.
+The plan is small (tens of steps), so it travels as one synced trait: every update is a whole
+:class:`~orkas_nb.notebook.views.plan_picture.PlanPicture` of the executor's state, set by the
+:class:`~orkas_nb.notebook.views.plan_control.PlanControl` the widget is bound to, never by
+hand. The view's controls come back as :class:`~.protocol.PlanAction` messages and become calls
+of the executor's API; an action that is not allowed now is answered with an error shown in the
+view, and the executor never sees it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Dict, Unicode
 
-from ....team.plan import Plan, check_action
+from ..plan_control import PlanControl
+from ..plan_picture import PlanPicture, plan_text
 from .protocol import MODULE_NAME, MODULE_VERSION, VIEW_REQUEST, PlanAction
 
 log = logging.getLogger(__name__)
 
-ActionHandler = Callable[[PlanAction], None]
-
 
 class PlanWidget(DOMWidget):
-    """A plan drawn as a dependency graph by the labextension's ``PlanView``."""
+    """An executor's plan drawn as a dependency graph by the labextension's ``PlanView``."""
 
     _model_name = Unicode("PlanModel").tag(sync=True)
     _model_module = Unicode(MODULE_NAME).tag(sync=True)
@@ -37,38 +36,23 @@ class PlanWidget(DOMWidget):
 
     plan = Dict().tag(sync=True)
 
-    def __init__(self, plan: Plan | dict[str, Any], on_action: ActionHandler | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, control: PlanControl, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._plan = Plan.model_validate(plan)
-        self.plan = self._plan.model_dump(mode="json")
-        self._handlers: list[ActionHandler] = [on_action] if on_action else []
+        self.control = control
         self.on_msg(self._on_view_message)
+        control.add_view(self.draw)
 
     @property
-    def current(self) -> Plan:
-        return self._plan
+    def current(self) -> PlanPicture:
+        return self.control.current
 
-    def on_action(self, handler: ActionHandler) -> None:
-        self._handlers.append(handler)
+    def draw(self, p: PlanPicture) -> None:
+        self.plan = p.model_dump(mode="json")
 
-    def update(self, plan: Plan | dict[str, Any]) -> None:
-        self._plan = Plan.model_validate(plan)
-        self.plan = self._plan.model_dump(mode="json")
-
-    def set_step(self, index: int, **changes: Any) -> None:
-        """Change one step's fields (validated with the whole plan) and redraw."""
-        data = self._plan.model_dump()
-        for step in data["steps"]:
-            if step["index"] == index:
-                step.update(changes)
-                break
-        else:
-            raise KeyError(f"plan has no step {index}")
-        self.update(data)
-
-    def set_state(self, state: str) -> None:
-        self.update({**self._plan.model_dump(), "state": state})
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        bundle["text/plain"] = plan_text(self.control.current)
+        return bundle
 
     def _on_view_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         try:
@@ -79,23 +63,11 @@ class PlanWidget(DOMWidget):
         if not isinstance(request, PlanAction):
             self._reply_error(f"the plan view does not take {request.type!r} requests")
             return
-        why_not = check_action(self._plan, request.action, request.step, request.values)
-        if why_not is not None:
-            self._reply_error(why_not)
-            return
-        if not self._handlers:
-            self._reply_error("no plan executor is listening to this view")
-            return
-        for handler in self._handlers:
-            try:
-                handler(request)
-            except Exception as exc:
-                log.exception("orkas_nb: plan action handler failed")
-                self._reply_error(f"{request.action} failed: {exc}")
+        self.control.act(request.action, request.step, request.values, on_error=self._reply_error)
 
     def _reply_error(self, message: str) -> None:
         log.warning("orkas_nb plan view: %s", message)
         self.send({"type": "error", "message": message})
 
 
-__all__ = ["ActionHandler", "PlanWidget"]
+__all__ = ["PlanWidget"]

@@ -158,11 +158,12 @@ class ReplayRequest(BaseModel):
 
 
 class PlanAction(BaseModel):
-    """A control on a paused plan: answer a blocked step's form, approve, retry or skip."""
+    """A control of a plan: answer a blocked step's form, approve, retry or skip a step (1-based
+    index), or resume / stop the whole plan (no step)."""
 
     type: Literal["plan_action"]
-    action: Literal["answer", "approve", "retry", "skip"]
-    step: int
+    action: Literal["answer", "approve", "retry", "skip", "resume", "stop"]
+    step: int | None = Field(None, ge=1)
     values: dict[str, Any] = Field(default_factory=dict)
 
 

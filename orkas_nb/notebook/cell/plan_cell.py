@@ -1,0 +1,208 @@
+"""The plan side of a ``%%agent`` cell (SPEC §11, §14): show it, and run it after the turn.
+
+A team's commander may write a plan (``write_plan``) during its turn; ``%%agent --plan`` asks it
+to. The plan appears in the cell as soon as it exists (or at once, empty, with ``--plan``), drawn
+by :func:`~orkas_nb.notebook.views.plan_display.show_plan` from the executor's own state. When
+the turn ends, an unfinished plan runs (the executor dispatches its ready steps over the bus)
+while the cell awaits, so the plan view stays live and the members' runs are drawn in the run
+view; a paused plan (a form to answer, a failure to decide) ends the cell and goes on from the
+view's controls, or from the next cell. A stop of the cell stops the plan (running steps fail
+as "stopped", the plan pauses).
+
+The team is rebuilt per cell over the conversation's kept state, and each team opens the plan's
+file for its executor: :func:`hand_over` lets the previous cell's executor go first (refusing,
+with a sentence, while it still runs steps) and :func:`adopt` points the views already in the
+notebook at the new one, so a paused plan's widget keeps working in later cells.
+
+``%agent plan`` shows the session's current plan: live when this kernel runs its executor, else
+a static picture read from the conversation's file. ``%agent plan answer N name=value …``,
+``retry N``, ``skip N``, ``resume`` and ``stop`` are the view's controls from a cell (for a front
+end without widgets): the same executor calls, the same refusals.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..state import NotebookState
+    from ..views.plan_display import PlanDisplay
+
+PLAN_NUDGE = ("(Plan this before doing it: write the plan with write_plan, with a step for each "
+              "piece of work and who does it, then end your turn; the plan then runs.)")
+
+
+def executor_of(team: Any) -> Any | None:
+    """The team's plan executor (``team.plan``), or None (no team, or a team without plans)."""
+    executor = getattr(team, "plan", None) if team is not None else None
+    return executor if callable(getattr(executor, "subscribe", None)) else None
+
+
+def _plan_id(executor: Any) -> str | None:
+    plan = executor.plan
+    return None if plan is None else f"{plan.id}:{len(plan.steps)}"
+
+
+class CellPlan:
+    """One cell's view of its team's plan; see the module docs."""
+
+    def __init__(self, executor: Any, shell: Any, *, forced: bool, renderer: str = "auto",
+                 shown: dict[str, Any] | None = None, session: str = "") -> None:
+        self.executor = executor
+        self._shown, self._session = shown, session
+        self.shell = shell
+        self.forced = forced
+        # the view the cell's renderer setting names (auto: what the front end draws)
+        self.kind = renderer if renderer in ("lab", "widgets", "text") else None
+        self.display: PlanDisplay | None = None
+        self._before = _plan_id(executor)
+        self._unsubscribe = executor.subscribe(self._changed)
+
+    async def start(self) -> None:
+        """With ``--plan``: ask the front end which views it draws, then show the plan view."""
+        if not self.forced:
+            return
+        from ..views.lab.handshake import probe_frontend
+
+        await probe_frontend()
+        self.show()
+
+    def show(self) -> None:
+        if self.display is None:
+            from ..views.plan_display import show_plan
+
+            self.display = show_plan(self.executor, shell=self.shell, kind=self.kind)
+            if self._shown is not None:
+                self._shown[self._session] = self.display
+
+    def _changed(self, plan: Any = None) -> None:
+        # The commander chose to plan (a plan written or revised in this cell's turn).
+        if self.display is None and _plan_id(self.executor) != self._before:
+            self.show()
+
+    async def run(self, render: Any, team: Any) -> None:
+        """After the turn: run an unfinished plan until it is finished or paused, drawing the
+        members' runs with ``render``."""
+        plan = self.executor.plan
+        if plan is None or plan.finished:
+            return
+        self.show()
+        unsubscribe = team.subscribe(render)
+        try:
+            await self.executor.run()
+        finally:
+            unsubscribe()
+
+    def stop(self, reason: str) -> None:
+        if self.executor.plan is not None:
+            self.executor.stop(reason)
+
+    def close(self) -> None:
+        self._unsubscribe()
+
+
+def hand_over(state: NotebookState, name: str) -> None:
+    """Before a cell builds its team: the previous executor of session ``name`` lets go of the
+    plan's file. A UsageError while that plan still runs steps (a click resumed it)."""
+    old = state.plans.get(name)
+    if old is None:
+        return
+    if not old.idle:
+        from IPython.core.error import UsageError
+
+        raise UsageError(f"the plan of session {name!r} is still running steps: wait for it, "
+                         "or stop it from its view")
+    old.close()
+
+
+def adopt(state: NotebookState, name: str, executor: Any) -> None:
+    """The new executor of session ``name`` serves the plan views already shown."""
+    state.plans[name] = executor
+    shown = state.plan_views.get(name)
+    if shown is not None and shown.final is None:
+        shown.control.rebind(executor)
+
+
+PLAN_USAGE = ("%agent plan [SESSION] | plan answer N NAME=VALUE … | plan retry N | plan skip N | "
+              "plan resume | plan stop")
+CONTROLS = ("answer", "approve", "retry", "skip", "resume", "stop")
+
+
+def _control(state: NotebookState, args: list[str]) -> None:
+    from IPython.core.error import UsageError
+
+    from ..views.plan_control import PlanControl
+
+    action, rest = args[0], args[1:]
+    executor = state.plans.get(state.current)
+    if executor is None or executor.plan is None:
+        raise UsageError(f"no plan runs in session {state.current!r} in this kernel "
+                         "(a %%agent cell takes it over)")
+    step: int | None = None
+    if action in ("answer", "approve", "retry", "skip"):
+        if not rest or not rest[0].isdigit():
+            raise UsageError(f"%agent plan {action} needs a step number; usage: {PLAN_USAGE}")
+        step, rest = int(rest[0]), rest[1:]
+    values: dict[str, Any] = {}
+    for word in rest:
+        key, eq, value = word.partition("=")
+        if action != "answer" or not eq or not key:
+            raise UsageError(f"unexpected {word!r}; usage: {PLAN_USAGE}")
+        values[key] = {"true": True, "false": False}.get(value.lower(), value)
+    control = PlanControl(executor)
+    try:
+        refusal = control.act(action, step, values)
+    finally:
+        control.close()
+    if refusal is not None:
+        raise UsageError(refusal)
+    print(f"plan: {action}{f' step {step}' if step else ''} sent (%agent plan shows it)")
+
+
+def plan_command(state: NotebookState, args: list[str]) -> None:
+    """``%agent plan``: the current plan of the session (``%agent plan SESSION``: of another);
+    ``%agent plan ACTION …``: one of the view's controls."""
+    from IPython.core.error import UsageError
+
+    if args and args[0] in CONTROLS:
+        _control(state, args)
+        return
+    if len(args) > 1:
+        raise UsageError(f"%agent plan takes at most one session name; usage: {PLAN_USAGE}")
+    name = args[0] if args else state.current
+    executor = state.plans.get(name)
+    if executor is not None and executor.plan is not None:
+        from ..views.plan_display import show_plan
+
+        renderer = state.config.renderer
+        state.plan_views[name] = show_plan(
+            executor, shell=state.shell,
+            kind=renderer if renderer in ("lab", "widgets", "text") else None)
+        return
+    plan = _saved_plan(state, name)
+    if plan is None:
+        print(f"no plan in session {name!r} (%%agent --plan asks the commander for one)")
+        return
+    from ..views.plan_display import show_picture
+
+    show_picture(plan, shell=state.shell)
+    if not plan.finished:
+        print("this kernel is not running this plan: the next %%agent cell resumes it")
+
+
+def _saved_plan(state: NotebookState, name: str) -> Any | None:
+    from ...team.bus import team_folder
+
+    path = team_folder(state.workspace, name) / "plan.jsonl"
+    if not path.exists():
+        return None
+    from ...team.plan_store import PlanStore
+
+    store = PlanStore(path, readonly=True)
+    try:
+        return store.plan
+    finally:
+        store.close()
+
+
+__all__ = ["PLAN_NUDGE", "CellPlan", "executor_of", "plan_command"]

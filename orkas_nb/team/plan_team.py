@@ -1,0 +1,183 @@
+"""The plan over the team (SPEC §11): how steps reach their assignees in a conversation.
+
+One dispatch path: an agent step is :meth:`~.runtime.Team.dispatch` itself — a ``task``
+message on the conversation's bus from the commander, addressed to the agent, a ledger task,
+one complete harness run — exactly what ``dispatch_to`` does. The plan is a ledger over the
+bus, not a second execution path.
+
+- ``user`` steps and agents' questions are forms: a message to the user on the bus; the
+  answer comes back through :meth:`~.plan_executor.PlanExecutor.answer`.
+- ``commander`` steps and decision wake-ups are private: a ``system`` message only the
+  commander sees, then a turn of the commander (its events go to the team's listeners).
+- A blocked agent resumes with the user's message on the bus and a run of its own session
+  that starts from the answer to its ``ask_user`` call (a resume, not a new dispatch).
+
+Whether a failure is transient comes from the run's error (``retry`` / ``rotate`` actions:
+connection, 5xx, rate limit) once the agent's own retries are spent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..core.events import Done, MemberEvent, RunEvent, RunResult
+from ..harness.cancellation import AbortSignal
+from .bus import COMMANDER, SYSTEM, USER, BusMessage
+from .plan import PlanStep, StepForm
+from .plan_runner import StepOutcome
+
+if TYPE_CHECKING:
+    from .plan_executor import PlanExecutor
+    from .runtime import Team
+
+__all__ = ["TeamStepRunner", "form_text"]
+
+TRANSIENT_ACTIONS = frozenset({"retry", "rotate"})
+
+
+def form_text(step: PlanStep, form: StepForm) -> str:
+    """A form as the bus (and a text view) shows it."""
+    lines = [f"Step {step.index} ({step.title}) asks you: {form.prompt}"]
+    for f in form.fields:
+        extra = f" (one of: {', '.join(f.choices)})" if f.choices else ""
+        lines.append(f"- {f.label or f.name}{extra}{'' if f.required else ' (optional)'}")
+    if not form.fields:
+        lines.append("(approve to go on)")
+    return "\n".join(lines)
+
+
+class TeamStepRunner:
+    """A :class:`~.plan_runner.StepRunner` over one :class:`~.runtime.Team`."""
+
+    def __init__(self, team: Team) -> None:
+        self.team = team
+        self.executor: PlanExecutor | None = None  # set by bind(): what ask_user reports to
+        self._errors: dict[str, RunResult] = {}  # task id -> the member run's result
+        self._commander = asyncio.Lock()  # one commander turn at a time
+        self._commander_abort: AbortSignal | None = None
+        # Which step a member's current run works on (several steps of one member may be in
+        # progress, queued on its lock): dispatch text -> step, task id -> step, member -> step.
+        self._texts: dict[tuple[str, str], int] = {}
+        self._task_step: dict[str, int] = {}
+        self._current: dict[str, int] = {}
+        team.subscribe(self._on_event)
+        team.state.bus.subscribe(self._on_message)
+
+    def _on_message(self, message: BusMessage) -> None:
+        if message.kind == "task" and message.to is not None:
+            index = self._texts.pop((message.to, message.text), None)
+            if index is not None and message.task_id is not None:
+                self._task_step[message.task_id] = index
+
+    def _on_event(self, event: RunEvent) -> None:
+        if not isinstance(event, MemberEvent):
+            return
+        if event.task_id in self._task_step:
+            self._current[event.member] = self._task_step[event.task_id]
+        if isinstance(event.event, Done):
+            self._errors[event.task_id] = event.event.result
+            self._task_step.pop(event.task_id, None)
+
+    def step_of(self, member: str) -> int | None:
+        """The plan step ``member``'s current run works on (None: not a plan step)."""
+        return self._current.get(member)
+
+    def bind(self, executor: PlanExecutor) -> None:
+        self.executor = executor
+
+    def _with_ask_user(self, name: str) -> None:
+        # A member gets ask_user when it first runs a plan step (outside one it is refused).
+        tools = getattr(self.team.member(name), "tools", None)
+        if self.executor is not None and tools is not None and "ask_user" not in tools:
+            from .plan_tools import AskUser
+
+            tools.add(AskUser(self.executor, name, self.step_of))
+
+    # -- agents ------------------------------------------------------------------------------
+
+    async def run_agent(self, step: PlanStep, text: str) -> StepOutcome:
+        name = self.team.definition(step.assignee).name
+        self._with_ask_user(name)
+        self._texts[(name, text)] = step.index
+        outcome = await self.team.dispatch(step.assignee, text, requester=COMMANDER)
+        result = self._errors.pop(outcome.task_id, None)
+        transient = bool(result is not None and result.error is not None
+                         and result.error.action in TRANSIENT_ACTIONS)
+        if outcome.status == "done":
+            return StepOutcome(status="done", summary=outcome.summary,
+                               output_files=outcome.output_files)
+        return StepOutcome(status="failed", summary=outcome.summary, reason=outcome.reason,
+                           transient=transient and outcome.status == "failed",
+                           stopped=outcome.status == "interrupted")
+
+    async def resume_agent(self, step: PlanStep, answer: dict[str, Any]) -> StepOutcome:
+        team, state = self.team, self.team.state
+        name = team.definition(step.assignee).name
+        shown = "\n".join(f"{k}: {v}" for k, v in answer.items()) or "(approved)"
+        message = state.bus.post(USER, shown, visible_to={USER, name}, kind="chat", to=name)
+        self._task_step[message.id] = step.index
+        prompt = (f"The user answered your ask_user call {step.question_id} (plan step "
+                  f"{step.index}, {step.title}). This is that call's result:\n"
+                  f"{json.dumps(answer, ensure_ascii=False)}\n\nContinue the step from where "
+                  f"you stopped; do not start it over.")
+        self._with_ask_user(name)
+        async with state.member_lock(name):
+            result = await team.run_member(team.member(name), name, prompt, message.id,
+                                           lane="dispatch", visible=True)
+        state.bus.post(name, result.text or f"({result.stop_reason})", visible_to={USER, name},
+                       kind="result", to=COMMANDER)
+        return _outcome(result, team.summary_chars)
+
+    # -- the commander -----------------------------------------------------------------------
+
+    async def run_commander(self, step: PlanStep | None, text: str) -> StepOutcome:
+        team = self.team
+        async with self._commander:
+            note = team.state.bus.post(SYSTEM, text, visible_to={COMMANDER}, kind="system",
+                                       to=COMMANDER)
+            prompt = team.prompt_for(COMMANDER, note, intro="The plan needs you")
+            abort = self._commander_abort = AbortSignal()
+            if team._stop_reason is not None:
+                abort.abort(team._stop_reason)
+            result: RunResult | None = None
+            async for event in team.commander.run(prompt, abort=abort):
+                if isinstance(event, Done):
+                    result = event.result
+                else:
+                    team._emit(event)
+            assert result is not None
+            if step is not None and result.text:
+                team.state.bus.post(COMMANDER, result.text, visible_to={USER}, kind="chat", to=USER)
+            return _outcome(result, team.summary_chars)
+
+    # -- the user ----------------------------------------------------------------------------
+
+    def post_form(self, step: PlanStep, form: StepForm) -> None:
+        self.team.state.bus.post(COMMANDER, form_text(step, form), visible_to={USER},
+                                 kind="chat", to=USER)
+
+    def stop(self, reason: str) -> None:
+        if self._commander_abort is not None:
+            self._commander_abort.abort(reason)
+        self.team.stop(reason)
+
+    def clear_stop(self) -> None:
+        # The team keeps a stop until the next user turn; a resumed plan is that next turn.
+        self.team._stop_reason = None
+
+
+def _outcome(result: RunResult, limit: int) -> StepOutcome:
+    from .ledger import cap
+
+    if result.stop_reason == "error":
+        return StepOutcome(status="failed", summary=cap(result.text, limit),
+                           reason=result.error.message if result.error else "the run failed",
+                           transient=bool(result.error and result.error.action in TRANSIENT_ACTIONS))
+    if result.stop_reason == "cancelled":
+        reason = (result.error.message if result.error else "") or "stopped"
+        return StepOutcome(status="failed", summary=cap(result.text, limit), reason=reason,
+                           stopped=True)
+    return StepOutcome(status="done", summary=cap(result.text, limit),
+                       output_files=result.output_files)
