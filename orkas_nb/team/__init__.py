@@ -31,6 +31,9 @@ _LAZY = {
     "Route": "state", "TeamState": "state",
     "Team": "runtime", "TaskOutcome": "runtime", "SUMMARY_CHARS": "ledger",
     "commander_tools": "commander_tools", "commander_prompt": "commander_tools",
+    "PlanExecutor": "plan_executor", "PlanStore": "plan_store", "StepSpec": "plan_check",
+    "PlanRejected": "plan_runner", "PlanActionError": "plan_runner",
+    "StepOutcome": "plan_runner", "StepRunner": "plan_runner", "TeamStepRunner": "plan_team",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,6 +60,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .ledger import SUMMARY_CHARS  # noqa: F401
     from .runtime import TaskOutcome, Team  # noqa: F401
     from .state import Route, TeamState  # noqa: F401
+    from .plan_check import StepSpec  # noqa: F401
+    from .plan_executor import PlanExecutor  # noqa: F401
+    from .plan_runner import PlanActionError, PlanRejected, StepOutcome, StepRunner  # noqa: F401
+    from .plan_store import PlanStore  # noqa: F401
+    from .plan_team import TeamStepRunner  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

@@ -138,7 +138,8 @@ class TeamStepRunner:
             note = team.state.bus.post(SYSTEM, text, visible_to={COMMANDER}, kind="system",
                                        to=COMMANDER)
             prompt = team.prompt_for(COMMANDER, note, intro="The plan needs you")
-            abort = self._commander_abort = AbortSignal()
+            # the team's group stop aborts this turn as it does the conversation's own
+            abort = self._commander_abort = team._commander_abort = AbortSignal()
             if team._stop_reason is not None:
                 abort.abort(team._stop_reason)
             result: RunResult | None = None

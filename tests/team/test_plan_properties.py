@@ -226,7 +226,7 @@ async def events(data: st.DataObject, world: World, steps: list[dict[str, Any]],
         choices += [("answer", s.index) for s in plan.steps if s.status == "blocked"]
         choices += [("retry", s.index) for s in plan.steps if s.status == "failed"]
         choices += [("skip", s.index) for s in plan.steps if s.status in ("pending", "failed")]
-        choices += [("stop", None), ("crash", None), ("resume", None)]
+        choices += [("stop", None), ("team_stop", None), ("crash", None), ("resume", None)]
         kind, arg = data.draw(st.sampled_from(choices))
         if kind == "end":
             await end_run(data, world, arg)
@@ -237,9 +237,12 @@ async def events(data: st.DataObject, world: World, steps: list[dict[str, Any]],
                 getattr(world.executor, kind)(arg)
             except PlanActionError as exc:  # refused: a skip before its dependencies, or
                 assert "still waits" in str(exc) or world.plan.state == "aborted"  # too late
-        elif kind == "stop":
+        elif kind in ("stop", "team_stop"):  # the plan's stop, or the team's group stop
             running = [s.index for s in plan.steps if s.status == "in_progress"]
-            world.executor.stop("stopped")
+            if kind == "stop":
+                world.executor.stop("stopped")
+            else:
+                world.team.stop("stopped")
             await settle()
             for i in running:  # on_failure is not applied: failed, not skipped, not aborted
                 assert world.plan.step(i).status == "failed"
