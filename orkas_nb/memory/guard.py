@@ -43,6 +43,7 @@ from .guard_detectors import (
     shell_findings,
     signal_findings,
 )
+from .guard_config import char_payloads, config_findings
 from .guard_future import future_findings
 from .guard_intent import intent_findings
 from .guard_orders import order_findings
@@ -172,6 +173,13 @@ def _unleet(flat: str) -> str:
     return _LEET_WORD.sub(fold, flat)
 
 
+def _keep_blanks(copy: str, blanked: str) -> str:
+    """``copy`` (same length as the text ``blanked`` was made from) with the same spans blank."""
+    if len(copy) != len(blanked):
+        return copy
+    return "".join(" " if b == " " else c for c, b in zip(copy, blanked))
+
+
 def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]:
     # A pattern only mentioned (quoted, in a frame of review, example, course…) is data: the
     # pattern, shell and control detectors read the entry without the quotes; a prohibited
@@ -183,7 +191,7 @@ def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]
     protected = without_protective(view)
     return [*_pattern_findings(protected), *shell_findings(_unquote(protected)),
             *secret_findings(nfkc, flat), *control, *intent_findings(flat), *future_findings(view),
-            *order_findings(view)]
+            *order_findings(view), *config_findings(protected)]
 
 
 def findings(text: str) -> list[Finding]:
@@ -194,6 +202,10 @@ def findings(text: str) -> list[Finding]:
     found = _all_detectors(nfkc, flat, mention) + signal_findings(flat)
     confusable = flat.translate(_CONFUSABLES)
     if confusable != flat:
+        # The look-alike copy turns whole Cyrillic or Greek words into Latin nonsense, and with
+        # them the prohibitions ("не запускать … curl | sh"): the clauses the original reads as
+        # protective stay blank in the copy.
+        confusable = _keep_blanks(confusable, without_protective(flat))
         found += _all_detectors(nfkc.translate(_CONFUSABLES), confusable, mention)
     unleet = _unleet(flat)
     if unleet != flat:
@@ -205,6 +217,11 @@ def findings(text: str) -> list[Finding]:
         hidden = [f for f in _pattern_findings(copy) + shell_findings(copy) if f.sure]
         if hidden:
             found.append(Finding("obfuscated", f"it hides {hidden[0].category} text, {how}"))
+    for payload in char_payloads(nfkc):
+        hidden = [f for f in findings(payload) if f.sure]
+        if hidden:
+            found.append(Finding("obfuscated", f"it hides text as character codes that "
+                                               f"{hidden[0].reason.removeprefix('it ')}"))
     for payload in decoded_payloads(nfkc):
         hidden = [f for f in findings(payload) if f.sure]
         what = f" that {hidden[0].reason.removeprefix('it ')}" if hidden else ""

@@ -43,7 +43,7 @@ _POST = L.alt(
 )
 # What a prohibition protects: output, sending, logging, running.
 _SINK = L.alt(
-    L.SHOW, L.SEND, L.EXECUTE, r"\blog\w*", r"\bcommit\w*", r"\bwrite\w*", r"\bschreib\w*", r"\bécri\w*",
+    L.SHOW, L.SEND, L.EXECUTE, L.KEEP, r"\bзапуска\w*", r"\blog\w*", r"\bcommit\w*", r"\bwrite\w*", r"\bschreib\w*", r"\bécri\w*",
     r"\bescrib\w*", r"\bescrev\w*", r"\bscriv\w*", r"\bпиши\b", r"\bзапис\w*", r"日志", r"日誌", r"ログ", r"로그",
     r"출력", r"남기", r"出", r"贴", r"貼", r"लॉग", r"प्रिंट", r"दिखा", r"भेज", r"طباع\w*", r"عرض", r"إظهار", r"إرسال\w*", r"ارسال", r"نشر",
     r"הדפס\w*", r"תדפיס", r"שלח", r"พิมพ์", r"แสดง", r"ส่ง", r"\b(?:men)?tampilk\w*", r"\b(?:men)?cetak\w*", r"\b(?:mengi|ki)rim\w*", r"\bmenampilk\w*",
@@ -67,7 +67,10 @@ _SAFEGUARD = L.alt(
     r"\balways\b", r"\btoujours\b", r"\bimmer\b", r"\bsiempre\b", r"\bsempre\b", r"\bвсегда\b", r"总是", r"始终",
     r"いつも", r"항상", r"\bluôn\b", r"دائما",
 )
-_CLAUSE = re.compile(r"[;.!?。；！？\n—–]|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
+# A full stop ends a clause only before a space or the end: the dots of ``~/.ssh``,
+# ``pyproject.toml`` or a host name are inside a word, and splitting there cut a prohibition
+# off from the path it governs ("不要显示 ~/.ssh 下任何文件的内容").
+_CLAUSE = re.compile(r"[;!?。；！？\n—–]|\.(?=\s|$)|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
 _PRE_RE, _POST_RE, _SINK_RE, _SAFE_RE = (re.compile(p) for p in (_PRE, _POST, _SINK, _SAFEGUARD))
 _USER_RE = re.compile(L.alt(*words("USER")))
 _GOVERNS = re.compile(_PRE + r"(?:\W*\w+){0,3}\W*$")
