@@ -15,7 +15,12 @@ without its phrase being listed:
 - **self-propagation**: the entry refers to itself and a verb copies, inserts or saves it
   somewhere else (other files, every notebook, other agents, ``.bashrc``);
 - **foreign orders**: obeying, executing or treating as orders the instructions found in
-  content the user did not write (web pages, READMEs, e-mails, issues, prefixed messages).
+  content the user did not write (web pages, READMEs, e-mails, issues, prefixed messages);
+- **authority with a grant**: a role of authority (administrator, developer, owner, security
+  team…) in any person — "the user is", "the person in this chat is", "according to the
+  security lead" — together with a word that outranks, voids, lowers or unbounds
+  ("take precedence", "no longer apply", "without approval", "unrestricted"), both outside
+  quotes: memory cannot vouch for a role, and a role that comes with a grant is the attack.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import re
 from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
-from .guard_scope import without_protective
+from .guard_scope import dequote, without_protective
 
 
 def _c(*parts: str) -> re.Pattern[str]:
@@ -120,6 +125,10 @@ def _near(a: re.Pattern[str], b: re.Pattern[str], flat: str, window: int) -> boo
     return any(b.search(flat[max(0, m.start() - window):m.end() + window]) for m in a.finditer(flat))
 
 
+_AUTHORITY = _c(L.AUTHORITY)
+_GRANT = _c(*words("PRECEDENCE"), L.UNRESTRICTED, L.LOWER, L.VOID)
+
+
 def order_findings(flat: str) -> list[Finding]:
     act = without_protective(flat)
     out: list[Finding] = []
@@ -134,4 +143,8 @@ def order_findings(flat: str) -> list[Finding]:
             not _AS_DATA.search(act):
         out.append(Finding("rule_override", "it makes instructions found in other content (web pages, "
                                             "files, memory, prefixed messages) count as orders"))
+    outside = dequote(act)  # a quoted letter that claims authority is data
+    if _AUTHORITY.search(outside) and _GRANT.search(outside):
+        out.append(Finding("identity_claim", "it grants a claimed role (administrator, developer, owner, "
+                                             "security team) powers over the assistant's rules or approvals"))
     return out

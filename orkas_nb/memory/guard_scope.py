@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from . import guard_lexicon as L
+from .guard_concepts_more import MORE
 from .guard_intent_words import words
 
 # Prohibitions placed before the verb they govern.
@@ -34,7 +35,7 @@ _PRE = L.alt(
     r"\bніколи\b", r"\bkhông bao giờ\b", r"\bđừng\b", r"\bkhông được\b", r"\bjangan\b", r"\btidak pernah\b",
     r"\bdilarang\b", r"不要", r"不得", r"不可", r"不能", r"别", r"勿", r"禁止", r"绝不", r"絕不", r"决不", r"絕對不要",
     r"绝对不要", r"決して", r"절대", r"لا", r"لن", r"إياك", r"אל", r"לעולם לא", r"אסור", r"कभी", r"मत", r"ห้าม",
-    r"ไม่",
+    r"ไม่", *(w for cell in MORE["NEGATION"].values() for w in cell),
 )
 # Prohibitions placed after the verb (Japanese, Korean, Hindi, Turkish, Chinese "…禁止").
 _POST = L.alt(
@@ -130,7 +131,9 @@ _MENTION = re.compile(L.alt(
     r"\bdeteksi\b", r"\banalisis\b", r"\bpelatihan\b", r"ตัวอย่าง", r"ตรวจจับ", r"วิเคราะห์",
 ))
 # Quoted spans: backticks, straight and typographic quotes, guillemets, CJK brackets.
-_QUOTED = re.compile(r"`[^`]*`|'[^']{3,}'|\"[^\"]*\"|“[^”]*”|‘[^’]*’|«[^»]*»|„[^“”]*[“”]|「[^」]*」|『[^』]*』|《[^》]*》")
+# A straight single quote opens a span only outside a word: the apostrophes of "l'utilisateur …
+# l'environnement" are elisions, not a quotation of everything between them.
+_QUOTED = re.compile(r"`[^`]*`|(?<!\w)'[^']{3,}'(?!\w)|\"[^\"]*\"|“[^”]*”|‘[^’]*’|«[^»]*»|„[^“”]*[“”]|「[^」]*」|『[^』]*』|《[^》]*》")
 # Using rather than mentioning: running, executing, showing it, or trying it for real.
 _USE = re.compile(L.alt(L.EXECUTE, r"\btry\w*", r"\b(?:paste|type|enter)\w*\b.{0,30}\b(?:terminal|shell|console)\b", r"\btest (?:it|them)\b", r"\bactually\b", r"\bfor real\b",
                         r"\bvraiment\b", r"\bwirklich\b", r"\brealmente\b", r"\bde verdad\b", r"実際に", r"真的", r"실제로",
