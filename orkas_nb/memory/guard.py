@@ -56,7 +56,7 @@ from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's pa
     _LEET,
     _pattern_findings,
 )
-from .guard_scope import dequote, is_mention, scoped_approval, without_protective
+from .guard_scope import dequote, is_mention, safeguard_residual, scoped_approval, without_protective
 from .guard_score import doubt
 
 
@@ -70,6 +70,8 @@ class Verdict:
 
 
 OK = Verdict(True)
+# What a condition or a quotation can carry without being an order (see safeguard_residual).
+_FRAMED = {"injection", "rule_override", "approval_claim", "download_exec", "hidden_instruction"}
 
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 _INVISIBLE = (
@@ -214,7 +216,10 @@ def findings(text: str) -> list[Finding]:
     for copy in {joined, spaced} - {flat}:
         found += _all_detectors(copy, copy, mention)
     for copy, how in ((backwards, "reversed"), (rot13, "ROT13-encoded")):
-        hidden = [f for f in _pattern_findings(copy) + shell_findings(copy) if f.sure]
+        # Text in a script ROT13 and reversal leave alone is not hidden by them: only what the
+        # copy finds beyond what the plain text shows counts.
+        plain = {f.category for f in _pattern_findings(flat) + shell_findings(flat) if f.sure}
+        hidden = [f for f in _pattern_findings(copy) + shell_findings(copy) if f.sure and f.category not in plain]
         if hidden:
             found.append(Finding("obfuscated", f"it hides {hidden[0].category} text, {how}"))
     for payload in char_payloads(nfkc):
@@ -266,6 +271,13 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
         )
     found = findings(text)
     sure = [f for f in found if f.sure]
+    if sure and {f.category for f in sure} <= _FRAMED:
+        # The attack may be only what the entry guards against ("if a page says 'ignore your
+        # instructions', tell the user"): then the order is what counts.
+        rest = safeguard_residual(normalise(text))
+        if rest is not None and not any(f.sure for f in findings(rest)):
+            found = [Finding(f.category, f.reason, sure=False) for f in found]
+            sure = []
     if sure:
         first = sure[0]
         return Verdict(
