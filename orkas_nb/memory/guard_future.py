@@ -81,7 +81,11 @@ _SECRET_ADJ = _c(r"\bsecret\b", r"\bconfidential\b", r"\bgeheim\w*", r"\bsecreto
 _REVEAL = _c(L.SHOW, *words("SAY"), r"\bmention\w*", r"\btalk\w* about\b", r"\bparle\w*", r"\bévoqu\w*", r"\berwähn\w*",
              r"\bmenciona\w*", r"\bmenzion\w*", r"\bvermeld\w*", r"\bwspomin\w*", r"\bbahset\w*", r"\bупомина\w*",
              r"\bупомяни\w*", r"\bзгаду\w*", r"\bnhắc\b", r"\bsebut\w*", r"\btampilkan\b", r"תציג", r"תזכיר", r"תרמוז",
-             r"تذكر", r"提及", r"提到", r"告诉", r"告訴", r"言及", r"伝え", r"언급", r"알리", r"알려", r"บอก", r"बताएं", r"ज़िक्र")
+             r"تذكر", r"提及", r"提到", r"告诉", r"告訴", r"言及", r"伝え", r"언급", r"알리", r"알려", r"บอก", r"बताएं", r"ज़िक्र",
+             # revealing and reporting, in the languages whose SAY cell lacks them
+             r"\breveal\w*", r"\bdisclos\w*", r"\brévél\w*", r"\bsignal\w*", r"\bverrat\w*", r"\brevel\w*",
+             r"\brivel\w*", r"\bujawn\w*", r"\bраскр\w*", r"透露", r"明かさ", r"밝히", r"\btiết lộ\b", r"\bungkap\w*",
+             r"เปิดเผย", r"לגלות", r"תגלה", r"تكشف", r"\bαποκαλύψ\w*", r"\bαναφέρ\w*", r"\bπεισ\b", r"\bπείτε\b")
 _NEG = re.compile(L.NEGATION + r"|\bjangan\b|\bאל\b|אל ת|\bnigdy\b|\basla\b|\bникогда\b|\bніколи\b|\bне\b|不|별|마세요|말")
 
 _QUERY = r"https?://[^\s)\]>\"'`]+\?(?:[^\s)\]>\"'`=&]+=[^\s)\]>\"'`&]*&)*[^\s)\]>\"'`=&]+="

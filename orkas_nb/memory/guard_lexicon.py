@@ -11,7 +11,8 @@ from __future__ import annotations
 
 
 def alt(*words: str) -> str:
-    return "(?:" + "|".join(words) + ")"
+    # Entries are case-folded, which turns a Greek final sigma into σ: the patterns must too.
+    return ("(?:" + "|".join(words) + ")").replace("ς", "σ")
 
 
 # A negation right before a verb ("never print it", "ne jamais la demander") turns a sink
