@@ -17,6 +17,10 @@ written in:
   itself to copy there ("our startup file loads pandas" is a fact);
 - **remote code**: ``exec``/``eval``/``%run``/``chmod +x``/``nohup`` together with a URL, an IP
   address or a fetch call (``requests.get``, ``urlopen``) — code that runs what it downloads;
+- **credential files moved**: a credential file of the one list (``~/.ssh``, ``~/.aws``,
+  ``~/.netrc``, ``~/.pypirc``, ``~/.npmrc``, ``~/.git-credentials``, ``~/.config/gh``,
+  ``~/.config/gcloud``, ``~/.docker/config``, ``~/.kube/config``, private ``id_*`` keys) with a
+  verb that copies, shows or sends, outside a prohibition: its contents leave the file;
 - **character-code payloads**: ``chr()`` lists and ``\\x``/``\\u`` escapes decoded and scanned
   again (base64 and hex are decoded by :func:`.guard_detectors.decoded_payloads`).
 
@@ -28,8 +32,9 @@ from __future__ import annotations
 
 import re
 
+from . import guard_lexicon as L
 from .guard_detectors import Finding
-from .guard_future import _SELF
+from .guard_future import _SELF, _affirmed
 
 _URL = r"(?:https?|ftp|git|ssh)://\S+|\bgit@[\w.-]+:\S+|\b\d{1,3}(?:\.\d{1,3}){3}\b"
 _TARGET = re.compile(_URL)
@@ -64,6 +69,13 @@ _CHR_LIST = re.compile(r"\bchr\s*,\s*\[\s*(\d{2,3}(?:\s*,\s*\d{2,3}){5,})\s*\]|\
 _ESCAPES = re.compile(r"(?:\\x[0-9a-f]{2}){6,}|(?:\\u[0-9a-f]{4}){6,}", re.IGNORECASE)
 
 
+_CRED_FILE = re.compile(
+    r"~/\.(?:ssh|aws|netrc|pypirc|npmrc|git-credentials|docker/config|kube/config|config/gh|config/gcloud)|"
+    r"\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)"
+)
+_MOVE = re.compile(L.alt(L.KEEP, L.SHOW, L.SEND))
+
+
 def config_findings(flat: str) -> list[Finding]:
     """Moved trust anchors, autorun files and remote code in a normalised entry (``flat``
     with its protective clauses blanked and, for a mention, its quoted spans)."""
@@ -75,6 +87,9 @@ def config_findings(flat: str) -> list[Finding]:
     if _AUTORUN.search(flat) and (target or _FETCH.search(flat) or _ELSEWHERE.search(flat) or _SELF.search(flat)):
         out.append(Finding("persistence", "it writes into a file that runs on its own (startup file, "
                                           "autostart, git hook, authorized_keys)"))
+    if _CRED_FILE.search(flat) and _affirmed(_MOVE, flat):
+        out.append(Finding("exfiltration", "it copies, shows or sends a credential file (SSH, cloud, "
+                                           "registry or git credentials)"))
     if _RUNNER.search(flat) and (target or _FETCH.search(flat)):
         out.append(Finding("download_exec", "it runs code fetched from the network"))
     return out
