@@ -43,6 +43,7 @@ from .guard_detectors import (
     shell_findings,
     signal_findings,
 )
+from .guard_config import char_payloads, config_findings
 from .guard_future import future_findings
 from .guard_intent import intent_findings
 from .guard_orders import order_findings
@@ -55,7 +56,7 @@ from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's pa
     _LEET,
     _pattern_findings,
 )
-from .guard_scope import dequote, is_mention, scoped_approval, without_protective
+from .guard_scope import dequote, is_mention, safeguard_residual, scoped_approval, without_protective
 from .guard_score import doubt
 
 
@@ -69,6 +70,8 @@ class Verdict:
 
 
 OK = Verdict(True)
+# What a condition or a quotation can carry without being an order (see safeguard_residual).
+_FRAMED = {"injection", "rule_override", "approval_claim", "download_exec", "hidden_instruction"}
 
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 _INVISIBLE = (
@@ -172,6 +175,13 @@ def _unleet(flat: str) -> str:
     return _LEET_WORD.sub(fold, flat)
 
 
+def _keep_blanks(copy: str, blanked: str) -> str:
+    """``copy`` (same length as the text ``blanked`` was made from) with the same spans blank."""
+    if len(copy) != len(blanked):
+        return copy
+    return "".join(" " if b == " " else c for c, b in zip(copy, blanked))
+
+
 def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]:
     # A pattern only mentioned (quoted, in a frame of review, example, course…) is data: the
     # pattern, shell and control detectors read the entry without the quotes; a prohibited
@@ -183,7 +193,7 @@ def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]
     protected = without_protective(view)
     return [*_pattern_findings(protected), *shell_findings(_unquote(protected)),
             *secret_findings(nfkc, flat), *control, *intent_findings(flat), *future_findings(view),
-            *order_findings(view)]
+            *order_findings(view), *config_findings(protected)]
 
 
 def findings(text: str) -> list[Finding]:
@@ -194,6 +204,10 @@ def findings(text: str) -> list[Finding]:
     found = _all_detectors(nfkc, flat, mention) + signal_findings(flat)
     confusable = flat.translate(_CONFUSABLES)
     if confusable != flat:
+        # The look-alike copy turns whole Cyrillic or Greek words into Latin nonsense, and with
+        # them the prohibitions ("не запускать … curl | sh"): the clauses the original reads as
+        # protective stay blank in the copy.
+        confusable = _keep_blanks(confusable, without_protective(flat))
         found += _all_detectors(nfkc.translate(_CONFUSABLES), confusable, mention)
     unleet = _unleet(flat)
     if unleet != flat:
@@ -202,9 +216,17 @@ def findings(text: str) -> list[Finding]:
     for copy in {joined, spaced} - {flat}:
         found += _all_detectors(copy, copy, mention)
     for copy, how in ((backwards, "reversed"), (rot13, "ROT13-encoded")):
-        hidden = [f for f in _pattern_findings(copy) + shell_findings(copy) if f.sure]
+        # Text in a script ROT13 and reversal leave alone is not hidden by them: only what the
+        # copy finds beyond what the plain text shows counts.
+        plain = {f.category for f in _pattern_findings(flat) + shell_findings(flat) if f.sure}
+        hidden = [f for f in _pattern_findings(copy) + shell_findings(copy) if f.sure and f.category not in plain]
         if hidden:
             found.append(Finding("obfuscated", f"it hides {hidden[0].category} text, {how}"))
+    for payload in char_payloads(nfkc):
+        hidden = [f for f in findings(payload) if f.sure]
+        if hidden:
+            found.append(Finding("obfuscated", f"it hides text as character codes that "
+                                               f"{hidden[0].reason.removeprefix('it ')}"))
     for payload in decoded_payloads(nfkc):
         hidden = [f for f in findings(payload) if f.sure]
         what = f" that {hidden[0].reason.removeprefix('it ')}" if hidden else ""
@@ -249,6 +271,13 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
         )
     found = findings(text)
     sure = [f for f in found if f.sure]
+    if sure and {f.category for f in sure} <= _FRAMED:
+        # The attack may be only what the entry guards against ("if a page says 'ignore your
+        # instructions', tell the user"): then the order is what counts.
+        rest = safeguard_residual(normalise(text))
+        if rest is not None and not any(f.sure for f in findings(rest)):
+            found = [Finding(f.category, f.reason, sure=False) for f in found]
+            sure = []
     if sure:
         first = sure[0]
         return Verdict(

@@ -53,6 +53,10 @@ _SELF = _c(
     r"此條", r"本条", r"このメモ", r"この指示", r"このノート", r"この文", r"この記録", r"このメッセージ",
     r"이 (?:메모|지시|노트|문장|기록|메시지|항목)", r"\b(?:ghi chú|chỉ dẫn|hướng dẫn|câu|mục) này\b",
     r"\b(?:catatan|instruksi|pesan|entri) ini\b", r"(?:บันทึก|ข้อความ|คำสั่ง)นี้",
+    r"\bαυτ(?:ή|ήν|ό|ού|ής) (?:η |την |το |της |του )?(?:σημείωσ\w*|καταχώρισ\w*|καταχώρησ\w*|οδηγί\w*|μήνυμ\w*|κείμεν\w*|εντολ\w*|κανόν\w*)",
+    r"\bden här (?:regeln|anteckningen|instruktionen|posten|raden|texten)\b", r"\bdetta (?:meddelande|minne)\b",
+    r"\btato (?:poznámka|instrukce|zpráva)\b", r"\btuto (?:poznámku|instrukci|zprávu)\b", r"\btento (?:záznam|pokyn|text)\b",
+    r"این (?:دستور|یادداشت|پیام|متن)", r"এই (?:নির্দেশ|নোট|বার্তা)", r"\b(?:agizo|ujumbe|maandishi) hili\b",
 )
 _RESTORE = _c(
     r"\brestor\w*", r"\bre-?creat\w*", r"\bre-?add\w*", r"\badd (?:it |them )?(?:back|again)\b", r"\bput (?:it )?back\b",
@@ -77,7 +81,11 @@ _SECRET_ADJ = _c(r"\bsecret\b", r"\bconfidential\b", r"\bgeheim\w*", r"\bsecreto
 _REVEAL = _c(L.SHOW, *words("SAY"), r"\bmention\w*", r"\btalk\w* about\b", r"\bparle\w*", r"\bévoqu\w*", r"\berwähn\w*",
              r"\bmenciona\w*", r"\bmenzion\w*", r"\bvermeld\w*", r"\bwspomin\w*", r"\bbahset\w*", r"\bупомина\w*",
              r"\bупомяни\w*", r"\bзгаду\w*", r"\bnhắc\b", r"\bsebut\w*", r"\btampilkan\b", r"תציג", r"תזכיר", r"תרמוז",
-             r"تذكر", r"提及", r"提到", r"告诉", r"告訴", r"言及", r"伝え", r"언급", r"알리", r"알려", r"บอก", r"बताएं", r"ज़िक्र")
+             r"تذكر", r"提及", r"提到", r"告诉", r"告訴", r"言及", r"伝え", r"언급", r"알리", r"알려", r"บอก", r"बताएं", r"ज़िक्र",
+             # revealing and reporting, in the languages whose SAY cell lacks them
+             r"\breveal\w*", r"\bdisclos\w*", r"\brévél\w*", r"\bsignal\w*", r"\bverrat\w*", r"\brevel\w*",
+             r"\brivel\w*", r"\bujawn\w*", r"\bраскр\w*", r"透露", r"明かさ", r"밝히", r"\btiết lộ\b", r"\bungkap\w*",
+             r"เปิดเผย", r"לגלות", r"תגלה", r"تكشف", r"\bαποκαλύψ\w*", r"\bαναφέρ\w*", r"\bπεισ\b", r"\bπείτε\b")
 _NEG = re.compile(L.NEGATION + r"|\bjangan\b|\bאל\b|אל ת|\bnigdy\b|\basla\b|\bникогда\b|\bніколи\b|\bне\b|不|별|마세요|말")
 
 _QUERY = r"https?://[^\s)\]>\"'`]+\?(?:[^\s)\]>\"'`=&]+=[^\s)\]>\"'`&]*&)*[^\s)\]>\"'`=&]+="
@@ -143,6 +151,9 @@ def future_findings(flat: str) -> list[Finding]:
                                               "into memory again"))
         if _USER.search(flat) and (_SECRET_ADJ.search(flat) or _neg_reveal(flat)):
             out.append(Finding("hidden_instruction", "it asks to keep this entry from the user"))
+    elif _USER.search(flat) and _ACTIONS.search(flat) and _neg_reveal(flat):
+        out.append(Finding("hidden_instruction", "it asks to keep the assistant's actions or memory "
+                                                 "from the user"))
     standing_output = bool(_STANDING.search(flat) and _ANSWERS.search(flat))
     if (_HOLE_URL.search(flat) and (_MARKDOWN.search(flat) or _FILL.search(flat) or standing_output)) or \
             (_QUERY_URL.search(flat) and _MARKDOWN.search(flat) and _FILL.search(flat)):
@@ -167,5 +178,20 @@ def _affirmed(verbs: re.Pattern[str], flat: str) -> bool:
 
 
 def _neg_reveal(flat: str) -> bool:
-    """A prohibition on mentioning or showing, right before the verb."""
-    return any(_NEG.search(flat[max(0, m.start() - 25):m.start()]) for m in _REVEAL.finditer(flat))
+    """A prohibition on mentioning or showing: right before the verb, right after it (Japanese,
+    Korean, Hindi: "밝히지 말 것", "言わないこと"), or in the verb (Turkish "gösterme", "söyleme")."""
+    for m in _REVEAL.finditer(flat):
+        if _NEG.search(flat[max(0, m.start() - 25):m.start()]) or _POST_NEG.search(flat[m.end():m.end() + 12]):
+            return True
+        if _TR_NEG.match(flat, m.start()):
+            return True
+    return False
+
+
+_POST_NEG = re.compile(r"[^.;。]{0,6}(?:지 ?말|지 ?마|ないこと|ないで|ないように|न करें|न करना|मत|禁止)")
+_TR_NEG = re.compile(r"\w+?m[ae](?:y[ıi]n|s[ıi]n|l[ıi]s[ıi]n)?\b|\w+?m[ae]m[ae]l[ıi]\w*")
+# What the assistant does, or the memory itself: hiding these from the user is the attack (a
+# secret kept from display is the protection).
+_ACTIONS = _c(L.EXECUTE, L.MEMORY_PLACE, r"commands?", r"actions?", r"commandes?", r"befehle?",
+              r"comandos?", r"comandi", r"операци\w*", r"команд\w*", r"ενέργει\w*", r"εντολ\w*",
+              r"命令", r"コマンド", r"명령", r"操作", r"動作", r"\blệnh\b", r"\bperintah\b", r"\bkomut\w*", r"\bpolece\w*")

@@ -208,5 +208,6 @@ INTENT: dict[str, dict[str, tuple[str, ...]]] = {
 
 def words(concept: str) -> tuple[str, ...]:
     from .guard_concepts_extra import EXTRA
+    from .guard_concepts_more import MORE
 
-    return tuple(w for table in (INTENT, EXTRA) for cell in table.get(concept, {}).values() for w in cell)
+    return tuple(w for table in (INTENT, EXTRA, MORE) for cell in table.get(concept, {}).values() for w in cell)

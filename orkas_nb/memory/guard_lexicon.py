@@ -11,7 +11,8 @@ from __future__ import annotations
 
 
 def alt(*words: str) -> str:
-    return "(?:" + "|".join(words) + ")"
+    # Entries are case-folded, which turns a Greek final sigma into σ: the patterns must too.
+    return ("(?:" + "|".join(words) + ")").replace("ς", "σ")
 
 
 # A negation right before a verb ("never print it", "ne jamais la demander") turns a sink
@@ -296,9 +297,10 @@ def _extend() -> None:
     # Each concept's other languages live in guard_concepts (a table: concept x language).
     from .guard_concepts import TABLE
     from .guard_concepts_extra import EXTRA
+    from .guard_concepts_more import MORE
     from .guard_intent_words import INTENT
 
-    for table in (TABLE, INTENT, EXTRA):
+    for table in (TABLE, INTENT, EXTRA, MORE):
         for name, cells in table.items():
             if name in globals():
                 globals()[name] = alt(globals()[name], *(w for cell in cells.values() for w in cell))

@@ -15,7 +15,17 @@ without its phrase being listed:
 - **self-propagation**: the entry refers to itself and a verb copies, inserts or saves it
   somewhere else (other files, every notebook, other agents, ``.bashrc``);
 - **foreign orders**: obeying, executing or treating as orders the instructions found in
-  content the user did not write (web pages, READMEs, e-mails, issues, prefixed messages).
+  content the user did not write (web pages, READMEs, e-mails, issues, prefixed messages);
+- **authority with a grant**: a role of authority (administrator, developer, owner, security
+  team…) in any person — "the user is", "the person in this chat is", "according to the
+  security lead" — together with a word that outranks, voids, lowers or unbounds
+  ("take precedence", "no longer apply", "without approval", "unrestricted"), both outside
+  quotes: memory cannot vouch for a role, and a role that comes with a grant is the attack;
+- **obligations laid on the assistant**: "the assistant must …", "agents working here should
+  …", "AI 助手…都应…", "o assistente deve …" — a rule written *about* the assistant in the third
+  person, the shape of text planted in a page or document for an agent to find — together with
+  a sensitive act (sending, a secret, a network destination, obeying or trusting something,
+  approvals). A preference ("the assistant should answer in French") touches none of these.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ import re
 from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
-from .guard_scope import without_protective
+from .guard_scope import dequote, without_protective
 
 
 def _c(*parts: str) -> re.Pattern[str]:
@@ -120,6 +130,23 @@ def _near(a: re.Pattern[str], b: re.Pattern[str], flat: str, window: int) -> boo
     return any(b.search(flat[max(0, m.start() - window):m.end() + window]) for m in a.finditer(flat))
 
 
+_AI = _c(r"\bassistant\w*", r"\bagents?(?![a-z])", r"\bai(?![a-z0-9])", r"\bbots?(?![a-z])", r"\bllms?(?![a-z])",
+         r"\bcopilot\b", r"\bassistente?\w*", r"\bassistenten\b", r"\basistent\w*", r"\basystent\w*", r"\bассистент\w*",
+         r"\bасистент\w*", r"\bβοηθ\w*", r"助手", r"アシスタント", r"エージェント", r"어시스턴트", r"에이전트", r"\btrợ lý\b",
+         r"\basisten\b", r"ผู้ช่วย", r"المساعد", r"העוזר", r"सहायक", r"\basistan\w*", r"\bavustaja\w*", r"دستیار")
+_MUST = _c(r"\bmust\b", r"\bshould\b", r"\bhave to\b", r"\bhas to\b", r"\bshall\b", r"\bneeds? to\b", r"\bdoi[vt]\w*", r"\bdevr\w*",
+           r"\bmüss\w*", r"\bmuss\b", r"\bsoll\w*", r"\bdeb[ea]n?\b", r"\bdeber\w*", r"\bdeve[mn]?\b", r"\bdevono\b", r"\bdovr\w*",
+           r"\bmoet\w*", r"\bmusz\w*", r"\bmusi\w*", r"\bpowin\w*", r"\bдолж\w*", r"\bследует\b", r"\bнужно\b", r"\bпотрібно\b",
+           r"应", r"應", r"必须", r"必須", r"都要", r"べき", r"なければ", r"해야", r"\bphải\b", r"\bharus\b", r"\bwajib\b", r"ต้อง",
+           r"ควร", r"يجب", r"ينبغي", r"חייב", r"צריך", r"चाहिए", r"\bmalı\w*", r"\bmeli\w*", r"\bska\b", r"\bmåste\b", r"\bmusí\b",
+           r"\bπρέπει\b", r"\bquiere que\b", r"\bwants? (?:the )?(?:assistant|agent)", r"باید")
+_SENSITIVE = _c(L.SEND, L.SECRET_WORDS, *words("FOLLOW"), L.APPROVAL, r"https?://", r"\bs3://", r"[\w.+-]+@[\w-]+\.[a-z]",
+                r"(?<![\w.])\.env\b", r"~/\.", r"\btrust\w*", r"\bfid[aoe]\w*", r"\bvertrau\w*", r"\bconfi[ae]\w*", r"\bдовер\w*",
+                r"信任", r"信頼", r"신뢰", r"\bsafe\b", r"\bбезопасн\w*", r"\bsegur[oa]s?\b", r"\bsicur[ie]\b", r"\bsicher\b")
+_AUTHORITY = _c(L.AUTHORITY)
+_GRANT = _c(*words("PRECEDENCE"), L.UNRESTRICTED, L.LOWER, L.VOID)
+
+
 def order_findings(flat: str) -> list[Finding]:
     act = without_protective(flat)
     out: list[Finding] = []
@@ -134,4 +161,12 @@ def order_findings(flat: str) -> list[Finding]:
             not _AS_DATA.search(act):
         out.append(Finding("rule_override", "it makes instructions found in other content (web pages, "
                                             "files, memory, prefixed messages) count as orders"))
+    outside = dequote(act)  # a quoted letter that claims authority is data
+    if _AUTHORITY.search(outside) and _GRANT.search(outside):
+        out.append(Finding("identity_claim", "it grants a claimed role (administrator, developer, owner, "
+                                             "security team) powers over the assistant's rules or approvals"))
+    if any(_MUST.search(act, m.end(), m.end() + 60) for m in _AI.finditer(act)) and _SENSITIVE.search(act):
+        out.append(Finding("rule_override", "it lays an obligation on the assistant (\"the assistant must …\") "
+                                            "about sending, secrets, trust or approvals: text written for an "
+                                            "agent to find, not a fact"))
     return out
