@@ -68,7 +68,8 @@ def test_tune_split_and_the_fresh_set_stay_where_they_were_tuned() -> None:
 
 # Floors measured after tuning on them (README): a change may raise them, never lower them.
 TUNED_FLOORS = {"fresh4": (40, 39), "fresh6": (27, 29), "benign_hard": (0, 42), "fresh7": (32, 33),
-                "blind3": (154, 177)}  # blind3: tuned on in round 4 (README)
+                "blind3": (154, 177),  # blind3: tuned on in round 4 (README)
+                "blind4": (155, 298)}  # blind4: measured once after round 4, not tuned on
 
 
 @pytest.mark.parametrize("name", sorted(TUNED_FLOORS))
