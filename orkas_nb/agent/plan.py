@@ -35,8 +35,10 @@ __all__ = ["plan_for", "run_planned"]
 
 def plan_for(team: Team, agent: Agent | None = None, *, max_parallel: int = 1,
              transient_retries: int = 2) -> PlanExecutor:
-    """The plan executor of ``team`` (made once; ``team.plan``). ``agent``: the commander's
-    :class:`~orkas_nb.Agent`, which gets the plan tools."""
+    """The plan executor of ``team`` (made once per conversation state; ``team.plan``).
+    ``agent``: the commander's :class:`~orkas_nb.Agent`, which gets the plan tools. For a team
+    rebuilt over a state that has one, that executor is re-attached (``max_parallel`` and
+    ``transient_retries`` stay as it was made with)."""
     from ..team.bus import USER
     from ..team.plan_executor import PlanExecutor
     from ..team.plan_store import PlanStore

@@ -54,7 +54,7 @@ class TeamStepRunner:
     conversation.
 
     It lasts as long as the conversation's state (as its executor does, ``TeamState.plan``):
-    a team rebuilt over that state (each notebook cell) is :meth:`attach`\ ed, and new steps
+    a team rebuilt over that state (each notebook cell) is attached (:meth:`attach`), and new steps
     go to it, while a run already in flight ends on the team that started it; :meth:`stop`
     reaches both.
     """
