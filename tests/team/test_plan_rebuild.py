@@ -15,6 +15,7 @@ from orkas_nb.agent.team import build_team
 from orkas_nb.core.errors import SessionLockedError
 from orkas_nb.core.events import MemberEvent
 from orkas_nb.team.plan_store import PlanStore
+from orkas_nb.team.runtime import Team
 from orkas_nb.team.state import TeamState
 from orkas_nb.testing import call, reply
 from tests.team.teamkit import Router, write_agents
@@ -87,4 +88,38 @@ async def test_a_stop_after_the_rebuild_reaches_the_earlier_teams_run(workspace:
     assert (plan.step(1).status, plan.step(2).status) == ("failed", "pending")
     assert "Stop" in plan.step(1).failure_reason
     assert "writer" not in router.requests
+    state.close()
+
+
+async def test_the_next_teams_turn_waits_for_the_plans_commander_turn(workspace: Path) -> None:
+    """One commander session, two teams over it: the user's turn on the new team starts after
+    the plan's commander step (started by the earlier team) has ended, never beside it."""
+    from orkas_nb.harness.repair import open_calls
+    from orkas_nb.harness.session import JsonlSession
+
+    write_agents(workspace, researcher="Finds facts.")
+    steps = [{"title": "Think it over", "assignee": "commander"}]
+    router = Router(commander=[reply("", call("write_plan", title="Think", steps=steps)),
+                               reply("Planned."), reply(SLOW, chunk_chars=4, delay_s=0.005),
+                               reply("Hello again.")])
+    session = JsonlSession(workspace / "commander.jsonl")
+    state = TeamState(workspace, "default")
+
+    def team() -> Team:
+        return build_team(Agent(router.model(), workspace=workspace, session=session),
+                          state=state, user_dir=workspace / "none")
+
+    first = team()
+    await first.arun("Think about the survey.")
+    running = asyncio.ensure_future(first.plan.run())
+    await until(lambda: len(router.requests.get("commander", [])) == 3, "the commander step")
+    second = team()
+    result = await asyncio.wait_for(second.arun("Hi."), 20)
+    assert result.text == "Hello again."
+    last = router.requests["commander"][-1]
+    assert any(SLOW in str(m.content) for m in last.messages)  # asked after the step's answer
+    plan = await asyncio.wait_for(running, 20)
+    assert plan is not None and plan.state == "done"
+    assert open_calls(session.messages) == []
+    session.close()
     state.close()
