@@ -10,7 +10,12 @@ commander gets ``write_plan``, ``revise_plan``, ``retry_step``, ``skip_step`` an
     result = await run_planned(team, "compare the two reports, then summarise")
     team.plan.plan          # the Plan snapshot; team.plan.subscribe(view.update) for live state
 
-Reopening the conversation reloads the plan: a step that was running is failed
+The executor is kept with the conversation's :class:`~orkas_nb.team.state.TeamState`
+(``state.plan``): a team rebuilt over the same state (a notebook's next cell) gets the same
+executor, re-attached to it (new steps go to the new team; steps in flight go on), so the
+plan's file is opened once and a running plan is neither refused nor reloaded.
+
+Reopening the conversation (a new process) reloads the plan: a step that was running is failed
 ("interrupted") and follows its ``on_failure``; nothing runs until ``team.plan.resume()`` (or
 the next :func:`run_planned`).
 """
@@ -30,8 +35,10 @@ __all__ = ["plan_for", "run_planned"]
 
 def plan_for(team: Team, agent: Agent | None = None, *, max_parallel: int = 1,
              transient_retries: int = 2) -> PlanExecutor:
-    """The plan executor of ``team`` (made once; ``team.plan``). ``agent``: the commander's
-    :class:`~orkas_nb.Agent`, which gets the plan tools."""
+    """The plan executor of ``team`` (made once per conversation state; ``team.plan``).
+    ``agent``: the commander's :class:`~orkas_nb.Agent`, which gets the plan tools. For a team
+    rebuilt over a state that has one, that executor is re-attached (``max_parallel`` and
+    ``transient_retries`` stay as it was made with)."""
     from ..team.bus import USER
     from ..team.plan_executor import PlanExecutor
     from ..team.plan_store import PlanStore
@@ -42,13 +49,20 @@ def plan_for(team: Team, agent: Agent | None = None, *, max_parallel: int = 1,
     if existing is not None:
         return existing
     state = team.state
-    store = (PlanStore(state.folder / "plan.jsonl", durable=state.durable)
-             if state.folder is not None else PlanStore.in_memory())
-    runner = TeamStepRunner(team)
-    executor = PlanExecutor(store, runner, agents=team.names,
-                            max_parallel=max_parallel, transient_retries=transient_retries,
-                            summary_chars=team.summary_chars)
-    runner.bind(executor)  # members get ask_user when they first run a plan step
+    executor = state.plan
+    if executor is not None:  # a team rebuilt over the conversation's state: the same plan
+        assert isinstance(executor.runner, TeamStepRunner)
+        executor.runner.attach(team)
+        executor.agents = team.names
+    else:
+        store = (PlanStore(state.folder / "plan.jsonl", durable=state.durable)
+                 if state.folder is not None else PlanStore.in_memory())
+        runner = TeamStepRunner(team)
+        executor = PlanExecutor(store, runner, agents=team.names,
+                                max_parallel=max_parallel, transient_retries=transient_retries,
+                                summary_chars=team.summary_chars)
+        runner.bind(executor)  # members get ask_user when they first run a plan step
+        state.plan = executor  # kept with the state: one writer of plan.jsonl (SPEC §9)
     team.plan = executor  # type: ignore[attr-defined]
 
     def request() -> tuple[str, list[str]]:

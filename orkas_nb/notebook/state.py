@@ -68,8 +68,6 @@ class NotebookState:
         # A team conversation's state (bus, ledger, member sessions) per session name: opened
         # once per kernel, as its files are locked to the process that holds them.
         self._teams: dict[str, Any] = {}
-        # The plan executor of the latest team built for each session (what %agent plan shows).
-        self.plans: dict[str, Any] = {}
         self.plan_views: dict[str, Any] = {}  # the latest plan display of each session
 
     # -- where ------------------------------------------------------------------------------
@@ -177,13 +175,16 @@ class NotebookState:
         state = self._teams[name] = TeamState(self.workspace, name)
         return state
 
+    @property
+    def plans(self) -> dict[str, Any]:
+        """The plan executor of each session's conversation (kept with its team state, so one
+        per conversation across cells; what %agent plan shows and controls)."""
+        return {name: t.plan for name, t in self._teams.items() if t.plan is not None}
+
     def close_teams(self) -> None:
-        """Close the team states of the conversations that have no run going."""
+        """Close the team states of the conversations that have no run going (a plan's too)."""
         for name in [n for n in self._teams if self.busy(n) is None]:
-            plan = self.plans.pop(name, None)
             try:
-                if plan is not None:
-                    plan.close()
                 self._teams.pop(name).close()
             except Exception:  # noqa: BLE001, S110 - closing is best effort; the files are valid
                 pass

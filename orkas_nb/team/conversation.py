@@ -100,15 +100,17 @@ class Conversation:
         if earlier:
             prompt += ("\n\nUnfinished work in the task ledger (resume it, or say why it is "
                        "done):\n" + "\n".join(f"- {t.id}: {t.text}" for t in earlier))
-        abort = team._commander_abort = AbortSignal()
-        if team._stop_reason is not None:
-            abort.abort(team._stop_reason)
         result: RunResult | None = None
-        async for event in team.commander.run(prompt, abort=abort):
-            if isinstance(event, Done):
-                result = event.result  # the conversation's own done ends the stream
-            else:
-                team._emit(event)
+        # after a plan's commander wake-up (from an earlier team over this state) has ended
+        async with team.state.commander_lock:
+            abort = team._commander_abort = AbortSignal()
+            if team._stop_reason is not None:
+                abort.abort(team._stop_reason)
+            async for event in team.commander.run(prompt, abort=abort):
+                if isinstance(event, Done):
+                    result = event.result  # the conversation's own done ends the stream
+                else:
+                    team._emit(event)
         assert result is not None
         if result.text:
             team.state.bus.post(COMMANDER, result.text, visible_to={USER}, kind="chat", to=USER)

@@ -18,8 +18,9 @@ connection, 5xx, rate limit) once the agent's own retries are spent.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..core.events import Done, MemberEvent, RunEvent, RunResult
@@ -49,21 +50,47 @@ def form_text(step: PlanStep, form: StepForm) -> str:
 
 
 class TeamStepRunner:
-    """A :class:`~.plan_runner.StepRunner` over one :class:`~.runtime.Team`."""
+    """A :class:`~.plan_runner.StepRunner` over the latest :class:`~.runtime.Team` of one
+    conversation.
+
+    It lasts as long as the conversation's state (as its executor does, ``TeamState.plan``):
+    a team rebuilt over that state (each notebook cell) is attached (:meth:`attach`), and new steps
+    go to it, while a run already in flight ends on the team that started it; :meth:`stop`
+    reaches both.
+    """
 
     def __init__(self, team: Team) -> None:
         self.team = team
         self.executor: PlanExecutor | None = None  # set by bind(): what ask_user reports to
         self._errors: dict[str, RunResult] = {}  # task id -> the member run's result
-        self._commander = asyncio.Lock()  # one commander turn at a time
         self._commander_abort: AbortSignal | None = None
         # Which step a member's current run works on (several steps of one member may be in
         # progress, queued on its lock): dispatch text -> step, task id -> step, member -> step.
         self._texts: dict[tuple[str, str], int] = {}
         self._task_step: dict[str, int] = {}
         self._current: dict[str, int] = {}
+        self._busy: list[Team] = []  # the team of each run in flight (a team once per run)
         team.subscribe(self._on_event)
-        team.state.bus.subscribe(self._on_message)
+        team.state.bus.subscribe(self._on_message)  # the state's bus: subscribed once
+
+    def attach(self, team: Team) -> None:
+        """Steps from now on go to ``team`` (a team rebuilt over the same state)."""
+        if team is self.team:
+            return
+        if team.state is not self.team.state:
+            raise ValueError("a plan's runner serves the teams of one conversation state")
+        self.team = team
+        team.subscribe(self._on_event)
+
+    @contextlib.contextmanager
+    def _running(self) -> Iterator[Team]:
+        # The team a run starts on is the one it ends on (a rebuild meanwhile changes self.team).
+        team = self.team
+        self._busy.append(team)
+        try:
+            yield team
+        finally:
+            self._busy.remove(team)
 
     def _on_message(self, message: BusMessage) -> None:
         if message.kind == "task" and message.to is not None:
@@ -87,9 +114,9 @@ class TeamStepRunner:
     def bind(self, executor: PlanExecutor) -> None:
         self.executor = executor
 
-    def _with_ask_user(self, name: str) -> None:
+    def _with_ask_user(self, team: Team, name: str) -> None:
         # A member gets ask_user when it first runs a plan step (outside one it is refused).
-        tools = getattr(self.team.member(name), "tools", None)
+        tools = getattr(team.member(name), "tools", None)
         if self.executor is not None and tools is not None and "ask_user" not in tools:
             from .plan_tools import AskUser
 
@@ -98,10 +125,11 @@ class TeamStepRunner:
     # -- agents ------------------------------------------------------------------------------
 
     async def run_agent(self, step: PlanStep, text: str) -> StepOutcome:
-        name = self.team.definition(step.assignee).name
-        self._with_ask_user(name)
-        self._texts[(name, text)] = step.index
-        outcome = await self.team.dispatch(step.assignee, text, requester=COMMANDER)
+        with self._running() as team:
+            name = team.definition(step.assignee).name
+            self._with_ask_user(team, name)
+            self._texts[(name, text)] = step.index
+            outcome = await team.dispatch(step.assignee, text, requester=COMMANDER)
         result = self._errors.pop(outcome.task_id, None)
         transient = bool(result is not None and result.error is not None
                          and result.error.action in TRANSIENT_ACTIONS)
@@ -113,7 +141,11 @@ class TeamStepRunner:
                            stopped=outcome.status == "interrupted")
 
     async def resume_agent(self, step: PlanStep, answer: dict[str, Any]) -> StepOutcome:
-        team, state = self.team, self.team.state
+        with self._running() as team:
+            return await self._resume(team, step, answer)
+
+    async def _resume(self, team: Team, step: PlanStep, answer: dict[str, Any]) -> StepOutcome:
+        state = team.state
         name = team.definition(step.assignee).name
         shown = "\n".join(f"{k}: {v}" for k, v in answer.items()) or "(approved)"
         message = state.bus.post(USER, shown, visible_to={USER, name}, kind="chat", to=name)
@@ -122,7 +154,7 @@ class TeamStepRunner:
                   f"{step.index}, {step.title}). This is that call's result:\n"
                   f"{json.dumps(answer, ensure_ascii=False)}\n\nContinue the step from where "
                   f"you stopped; do not start it over.")
-        self._with_ask_user(name)
+        self._with_ask_user(team, name)
         async with state.member_lock(name):
             result = await team.run_member(team.member(name), name, prompt, message.id,
                                            lane="dispatch", visible=True)
@@ -133,8 +165,11 @@ class TeamStepRunner:
     # -- the commander -----------------------------------------------------------------------
 
     async def run_commander(self, step: PlanStep | None, text: str) -> StepOutcome:
-        team = self.team
-        async with self._commander:
+        with self._running() as team:
+            return await self._commander_turn(team, step, text)
+
+    async def _commander_turn(self, team: Team, step: PlanStep | None, text: str) -> StepOutcome:
+        async with team.state.commander_lock:
             note = team.state.bus.post(SYSTEM, text, visible_to={COMMANDER}, kind="system",
                                        to=COMMANDER)
             prompt = team.prompt_for(COMMANDER, note, intro="The plan needs you")
@@ -159,14 +194,19 @@ class TeamStepRunner:
         self.team.state.bus.post(COMMANDER, form_text(step, form), visible_to={USER},
                                  kind="chat", to=USER)
 
+    def _teams(self) -> list[Team]:
+        return list({id(t): t for t in [self.team, *self._busy]}.values())
+
     def stop(self, reason: str) -> None:
         if self._commander_abort is not None:
             self._commander_abort.abort(reason)
-        self.team.stop(reason)
+        for team in self._teams():
+            team.stop(reason)
 
     def clear_stop(self) -> None:
-        # The team keeps a stop until the next user turn; a resumed plan is that next turn.
-        self.team._stop_reason = None
+        # A team keeps a stop until the next user turn; a resumed plan is that next turn.
+        for team in self._teams():
+            team._stop_reason = None
 
 
 def _outcome(result: RunResult, limit: int) -> StepOutcome:

@@ -6,6 +6,14 @@ start, a reload) reconciles what a crash left: the ledger has turned unfinished 
 the bus, visible to the commander only — so a dispatch in flight when the kernel died is
 reported, never silently run again.
 
+It also keeps the conversation's plan executor (:attr:`TeamState.plan`, made by
+:func:`~orkas_nb.agent.plan.plan_for` for the first team built over this state): the plan's
+file has one writer per process (SPEC §9), so a team rebuilt over the same state (each
+``%%agent`` cell) re-attaches that executor instead of opening the file again, and a plan
+running steps keeps running across the rebuild. :attr:`TeamState.commander_lock` keeps the
+commander's turns (the user's and the plan's wake-ups, whichever team runs them) one at a time
+on its one session.
+
 It also holds the two routing rules of the floor (seed 003 §3):
 
 - :meth:`TeamState.route_user_message`: ``@name`` at the start goes to that member;
@@ -20,7 +28,7 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from ..harness.session import InMemorySession, JsonlSession, Session
 from .bus import (
@@ -36,6 +44,9 @@ from .bus import (
 )
 from .handback import Handback, parse_address, split_handback
 from .ledger import Task, TaskLedger, ledger_path
+
+if TYPE_CHECKING:
+    from .plan_executor import PlanExecutor
 
 
 def interrupted_notice(task: Task) -> str:
@@ -75,6 +86,8 @@ class TeamState:
         self.durable = durable
         self._sessions: dict[str, Session] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self.commander_lock = asyncio.Lock()  # one commander turn at a time, see the module docs
+        self.plan: PlanExecutor | None = None  # the conversation's plan executor, see above
         if self.workspace is None:
             self.folder: Path | None = None
             self.bus = MessageBus.in_memory()
@@ -157,6 +170,9 @@ class TeamState:
         return result
 
     def close(self) -> None:
+        if self.plan is not None:  # first: it may still record a step's end on the bus
+            self.plan.close()
+            self.plan = None
         for session in self._sessions.values():
             session.close()
         self._sessions.clear()

@@ -176,3 +176,35 @@ def test_stop_from_the_view_fails_the_running_step_and_pauses_the_plan(kernel: K
     assert [s for s, _ in plan[1:]] == ["pending", "pending", "pending"]  # nothing ran after it
     assert kernel.value("current_state().plans[current_state().current].plan.state") == "paused"
     assert "writer" not in kernel.value("list(router.requests)")
+
+
+def test_a_plan_running_from_a_control_goes_on_while_the_next_cell_starts(kernel: Kernel) -> None:
+    """The executor lasts with the conversation: the next cell's team takes it over as it runs
+    (not refused, not reloaded), and each step runs once."""
+    slow = 'reply(("x" * 20 + "\\n") * 150, chunk_chars=4, delay_s=0.01)'  # ~8 s
+    steps = ('[{"title": "Pick a style", "assignee": "user", "wait_for": [],'
+             '  "form": {"prompt": "Which style?", "fields": [{"name": "style", "kind": "choice", "choices": ["bar", "line"]}]}},'
+             ' {"title": "Count answers", "assignee": "researcher", "wait_for": [1]},'
+             ' {"title": "Summary", "assignee": "writer", "wait_for": [2]}]')
+    kernel.run('%config Agent.renderer = "text"\n'
+               f'router = Router(commander=[reply("", call("write_plan", title="Survey", steps={steps})),'
+               ' reply("Planned."), reply("Still counting.")],'
+               f' researcher=[{slow}], writer=[reply("The summary.")]); m = router.model()')
+    first = kernel.run("%%agent -m $m\nAnalyse the onboarding survey.", timeout=90)
+    assert first.status == "ok", first.error
+    kernel.run("ex0 = current_state().plans[current_state().current]")
+    assert kernel.value("[s.status for s in ex0.plan.steps]") == ["blocked", "pending", "pending"]
+    said = kernel.run("%agent plan answer 1 style=bar").stream()  # the plan runs on after it
+    assert said.startswith("plan: answer step 1 sent")
+    kernel.pump(lambda: kernel.value("ex0.plan.step(2).status") == "in_progress", timeout=30,
+                what="step 2 running")
+    assert not kernel.value("ex0.idle")
+    nxt = kernel.run("%%agent -m $m\nHow is it going?", timeout=90)
+    assert nxt.status == "ok", nxt.error  # not refused while the plan runs steps
+    assert kernel.value("current_state().plans[current_state().current] is ex0")  # not reloaded
+    assert kernel.value("ex0.plan.state") == "done"  # the cell waited for the plan it took over
+    assert kernel.value("[(s.status, s.runs) for s in ex0.plan.steps]") == [
+        ["done", 1], ["done", 1], ["done", 1]]
+    asked = kernel.value("{k: len(v) for k, v in router.requests.items()}")
+    assert asked == {"commander": 3, "researcher": 1, "writer": 1}  # no step ran twice
+    assert "The summary." in kernel.value("ex0.plan.step(3).output_summary")

@@ -305,7 +305,8 @@ async def end_run(data: st.DataObject, world: World, run: Pending) -> None:
     elif verdict == "ask":
         assert after.status == "blocked"
         others = [s for s in plan.steps if s.status == "in_progress"]
-        assert plan.state == ("running" if others else "paused")
+        deciding = [r for r in world.runs if r.step is None and r.decides is not None]
+        assert plan.state == ("running" if others or deciding else "paused")  # the commander works
     elif verdict == "transient" and before_transient < world.executor.transient_retries:
         assert after.transient_failures == before_transient + 1
         assert after.status in ("pending", "in_progress")  # back to pending, maybe dispatched again

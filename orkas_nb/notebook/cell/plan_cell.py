@@ -9,10 +9,9 @@ view; a paused plan (a form to answer, a failure to decide) ends the cell and go
 view's controls, or from the next cell. A stop of the cell stops the plan (running steps fail
 as "stopped", the plan pauses).
 
-The team is rebuilt per cell over the conversation's kept state, and each team opens the plan's
-file for its executor: :func:`hand_over` lets the previous cell's executor go first (refusing,
-with a sentence, while it still runs steps) and :func:`adopt` points the views already in the
-notebook at the new one, so a paused plan's widget keeps working in later cells.
+The team is rebuilt per cell over the conversation's kept state, which keeps the plan's
+executor (``TeamState.plan``): each new team is re-attached to it, so the views already in the
+notebook keep working, and a plan that a click resumed runs on while the next cell starts.
 
 ``%agent plan`` shows the session's current plan: live when this kernel runs its executor, else
 a static picture read from the conversation's file. ``%agent plan answer N name=value …``,
@@ -99,28 +98,6 @@ class CellPlan:
 
     def close(self) -> None:
         self._unsubscribe()
-
-
-def hand_over(state: NotebookState, name: str) -> None:
-    """Before a cell builds its team: the previous executor of session ``name`` lets go of the
-    plan's file. A UsageError while that plan still runs steps (a click resumed it)."""
-    old = state.plans.get(name)
-    if old is None:
-        return
-    if not old.idle:
-        from IPython.core.error import UsageError
-
-        raise UsageError(f"the plan of session {name!r} is still running steps: wait for it, "
-                         "or stop it from its view")
-    old.close()
-
-
-def adopt(state: NotebookState, name: str, executor: Any) -> None:
-    """The new executor of session ``name`` serves the plan views already shown."""
-    state.plans[name] = executor
-    shown = state.plan_views.get(name)
-    if shown is not None and shown.final is None:
-        shown.control.rebind(executor)
 
 
 PLAN_USAGE = ("%agent plan [SESSION] | plan answer N NAME=VALUE … | plan retry N | plan skip N | "

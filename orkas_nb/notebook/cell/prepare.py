@@ -188,9 +188,6 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
             kb_embedder=config.kb_embedder, skills=wired, open_tier_skills=config.open_tier_skills,
         )
         agent.runner.notices += [("mcp", n) for n in tool_notices]
-        from .plan_cell import hand_over
-
-        hand_over(state, name)  # the previous cell's plan executor lets go of its file
         team, warnings = _team(state, opts, agent, name)
     except OrkasError as exc:
         raise NotebookError(str(exc)) from None
@@ -246,7 +243,7 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
 
 def _cell_plan(state: NotebookState, opts: CellOptions, team: Any, name: str) -> Any:
     """The cell's view of the team's plan (kept for ``%agent plan``); ``--plan`` needs a team."""
-    from .plan_cell import CellPlan, adopt, executor_of
+    from .plan_cell import CellPlan, executor_of
 
     executor = executor_of(team)
     if executor is None:
@@ -254,7 +251,6 @@ def _cell_plan(state: NotebookState, opts: CellOptions, team: Any, name: str) ->
             raise UsageError("%%agent --plan: this workspace defines no agents to plan for "
                              "(define one with %agent agents new NAME)")
         return None
-    adopt(state, name, executor)
     return CellPlan(executor, state.shell, forced=opts.plan, renderer=state.config.renderer,
                     shown=state.plan_views, session=name)
 

@@ -72,16 +72,6 @@ class PlanControl:
         self._tasks: set[asyncio.Future[Any]] = set()
         self._unsubscribe: Callable[[], None] | None = executor.subscribe(self._changed)
 
-    def rebind(self, executor: PlanExecutorLike) -> None:
-        """Follow another executor of the same plan (the conversation's team was rebuilt) and
-        redraw from it."""
-        if self._unsubscribe is None:
-            return  # closed: the picture is final
-        self._unsubscribe()
-        self.executor = executor
-        self._unsubscribe = executor.subscribe(self._changed)
-        self._changed()
-
     def add_view(self, view: Callable[[PlanPicture], None]) -> None:
         self._views.append(view)
         view(self.current)
