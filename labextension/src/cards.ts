@@ -70,6 +70,7 @@ export function notice(level: string, kind: string, text: string): HTMLDivElemen
 const ANSWER_WORDS: Record<string, string> = {
   once: 'allowed this time',
   run: 'allowed for this run',
+  always: 'always allowed',
   deny: 'denied'
 };
 

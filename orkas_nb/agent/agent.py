@@ -93,10 +93,12 @@ class Agent:
         # True: every skill (this agent plays the commander's role); names: those (a member).
         self.skills = agent_skills(self.workspace, skills, open_tier=open_tier_skills)
         connector_notices: list[str] = []  # MCP servers not approved or not running
+        setup_notes: list[str] = []  # for the model: approved servers that did not start
         self.tools = ToolRegistry(assemble_tools(
             self.workspace, services=services, allowed_paths=allowed_paths, approver=approver,
             settings=tool_settings, extra=tools, workspace_tools=default_tools,
-            readonly_paths=self.skills.readonly_paths, notices=connector_notices))
+            readonly_paths=self.skills.readonly_paths, notices=connector_notices,
+            model_notes=setup_notes))
         if self.skills.tool is not None and self.skills.tool.name not in self.tools:
             self.tools.add(self.skills.tool)
         template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
@@ -119,6 +121,7 @@ class Agent:
             services=services,
         )
         self.runner.notices = self.skills.notices() + [("mcp", n) for n in connector_notices]
+        self.runner.setup_notes = setup_notes
 
     def _wire_memory(self, memory: Any, knowledge: Any, approver: Any = None,
                      kb_embedder: str | None = None) -> Any:

@@ -34,10 +34,12 @@ def assemble_tools(
     readonly_paths: Iterable[str | Path] = (),
     connectors: bool | None = None,
     notices: list[str] | None = None,
+    model_notes: list[str] | None = None,
 ) -> list[Tool]:
     """The workspace tools (unless ``workspace_tools`` is False), then ``extra``, then the tools
     of the approved MCP servers (``connectors``; None: with the workspace tools), which never
-    replace a tool already there; what the user should know of them goes into ``notices``.
+    replace a tool already there; what the user should know of them goes into ``notices``, what
+    the model should (an approved server that did not start) into ``model_notes``.
 
     ``readonly_paths`` are folders the tools read and bash sees, never writes (the folders of
     the skills the agent may use: :mod:`.skills_wiring`).
@@ -60,7 +62,7 @@ def assemble_tools(
             registry.remove(t.name)  # type: ignore[union-attr]  # the caller's replaces it
         registry.add(t)
     if connectors if connectors is not None else workspace_tools:
-        _add_connectors(registry, workspace, approver, notices)
+        _add_connectors(registry, workspace, approver, notices, model_notes)
     return [t for name in registry.names() if (t := registry.get(name)) is not None]
 
 
@@ -100,7 +102,7 @@ def _with_packages(workspace: str | Path, settings: ToolSettings | dict[str, Any
 
 
 def _add_connectors(registry: Any, workspace: str | Path, approver: Any,
-                    notices: list[str] | None) -> None:
+                    notices: list[str] | None, model_notes: list[str] | None) -> None:
     from ..connectors import config as connector_config
 
     if not (connector_config.workspace_file(workspace).exists()
@@ -108,7 +110,8 @@ def _add_connectors(registry: Any, workspace: str | Path, approver: Any,
         return  # no server configured: the SDK is not even imported
     from ..connectors import connector_tools
 
-    found, said = connector_tools(workspace, registry.names(), approver=approver)
+    found, said = connector_tools(workspace, registry.names(), approver=approver,
+                                  model_notes=model_notes)
     for t in found:
         registry.add(t)
     if notices is not None:

@@ -142,10 +142,15 @@ def tool_dicts(tools: list[Any]) -> list[dict[str, Any]]:
 
 
 def connector_tools(workspace: str | Path, taken: list[str], *, approver: Any = None,
-                    only: list[str] | None = None) -> tuple[list[McpTool], list[str]]:
+                    only: list[str] | None = None,
+                    model_notes: list[str] | None = None) -> tuple[list[McpTool], list[str]]:
     """(tools, one-line notices for the user) for every configured, enabled and approved server
     (``only``: these names). A server not approved, whose tools changed since, or that fails to
-    start adds a notice and none of its tools; no server starts without approval."""
+    start adds a notice and none of its tools; no server starts without approval.
+
+    An approved server that fails to start also adds a line to ``model_notes``, for the model:
+    the user chose that server, so the model is told its tools are missing and why (the
+    error's text, which names no secret value: the launch never puts one in a message)."""
     from . import config as cfg
 
     workspace = Path(workspace).resolve()
@@ -163,9 +168,17 @@ def connector_tools(workspace: str | Path, taken: list[str], *, approver: Any = 
         got, problem = _server_tools(workspace, server_cfg, consent, used, approver)
         if problem:
             notices.append(problem)
+        if isinstance(problem, _StartFailed) and model_notes is not None:
+            model_notes.append(f"{problem}; none of its tools are available in this session "
+                               "(the user configured and approved it: tell them if the task "
+                               "needs it)")
         out += got
         used += [t.name for t in got]
     return out, notices
+
+
+class _StartFailed(str):
+    """The notice of a server that was approved but did not start (the model is told too)."""
 
 
 def _server_tools(workspace: Path, server_cfg: ServerConfig, consent: ConsentStore,
@@ -178,7 +191,7 @@ def _server_tools(workspace: Path, server_cfg: ServerConfig, consent: ConsentSto
     try:
         server = manager().start(workspace, server_cfg)
     except Exception as exc:  # noqa: BLE001 - ServerUnavailable, a secret that cannot open
-        return [], str(exc)
+        return [], _StartFailed(exc)
     digest = tools_hash(tool_dicts(server.tools))
     if record.get("tools_hash") is None:
         consent.set_tools(server_cfg, digest)

@@ -39,11 +39,18 @@ class RequestBuilder:
         self.session = session
         self.system_prompt = system_prompt
         self.config = config
+        # Facts of the agent's setup the model must know (an MCP server that could not start):
+        # after the system prompt, so a tool the model was promised but lacks is explained.
+        self.setup_notes: list[str] = []
         self._images = ImageMover()
 
     def system_text(self) -> str:
-        """The system prompt as the next request will carry it."""
-        return self.system_prompt() if callable(self.system_prompt) else self.system_prompt
+        """The system prompt as the next request will carry it (its setup notes after it)."""
+        text = self.system_prompt() if callable(self.system_prompt) else self.system_prompt
+        if not self.setup_notes:
+            return text
+        return text + "\n\nNotes on this session's setup:\n" + "\n".join(
+            f"- {n}" for n in self.setup_notes)
 
     @property
     def session_id(self) -> str:

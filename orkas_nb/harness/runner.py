@@ -114,6 +114,8 @@ class Runner:
     tools = _through_requests("tools")
     session = _through_requests("session")
     system_prompt = _through_requests("system_prompt")
+    # Lines the model is told after the system prompt (the host's notices are the user's).
+    setup_notes = _through_requests("setup_notes")
 
     # -- public -------------------------------------------------------------------------------
 

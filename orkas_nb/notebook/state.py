@@ -65,6 +65,8 @@ class NotebookState:
         self.tools: dict[tuple[Any, ...], list[Any]] = {}  # built tools, see prepare._tools
         # What the user is told of those tools at each turn (MCP servers not approved or down).
         self.tool_notices: dict[tuple[Any, ...], list[str]] = {}
+        # What the model is told of them (an approved MCP server that did not start).
+        self.setup_notes: dict[tuple[Any, ...], list[str]] = {}
         # A team conversation's state (bus, ledger, member sessions) per session name: opened
         # once per kernel, as its files are locked to the process that holds them.
         self._teams: dict[str, Any] = {}
@@ -112,6 +114,7 @@ class NotebookState:
         self._pool = None
         self.tools.clear()
         self.tool_notices.clear()
+        self.setup_notes.clear()
 
     # -- sessions ---------------------------------------------------------------------------
 

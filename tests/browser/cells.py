@@ -38,6 +38,29 @@ model = ScriptedModel([
 ])
 """
 
+# A real MCP server (mcp-server-time, the test extra) approved in the cell, with the user's
+# config folder (consent, the always-allowed pairs) kept in {config}, outside the workspace.
+# The first run with a connector answers the front-end handshake late (~2.5 s measured here,
+# against 0.04 s idle): past the 3 s the lab fixture allows on a loaded machine it falls back
+# to the built-in widgets, which this test is not about; a longer wait for this kernel only.
+MCP_SETUP = """\
+import os
+os.environ["ORKAS_CONFIG_DIR"] = {config!r}
+os.environ["ORKAS_KEYRING"] = "0"
+os.environ["ORKAS_HANDSHAKE_TIMEOUT"] = "30"  # see below
+%agent mcp add time mcp-server-time --local-timezone UTC
+%agent mcp test time --yes
+"""
+
+MCP_MODEL = """\
+model = ScriptedModel([
+    reply("The time in Tokyo first.", call("mcp__time__get_current_time", timezone="Asia/Tokyo")),
+    reply("And in Lisbon.", call("mcp__time__get_current_time", timezone="Europe/Lisbon")),
+    reply("Both clocks are read: " + "Tokyo is ahead of Lisbon by many hours today. " * 12,
+          chunk_chars=6, delay_s=0.05),
+])
+"""
+
 LONG_CODE_MODEL = """\
 model = ScriptedModel([
     reply("Running the long job.", call("run_python", code="import time\\nfor i in range(600):\\n    time.sleep(0.1)")),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .cells import AGENT_CELL, APPROVAL_MODEL, LONG_CODE_MODEL, SETUP, STOP_MODEL, STREAMING_MODEL
+from .cells import (AGENT_CELL, APPROVAL_MODEL, LONG_CODE_MODEL, MCP_MODEL, MCP_SETUP, SETUP,
+                    STOP_MODEL, STREAMING_MODEL)
 from .conftest import OUTPUT
 from .notebook import CELLS, WIDGETS_NO_KERNEL, NotebookPage
 
@@ -157,6 +160,54 @@ def test_approval_click_reaches_the_kernel_mid_run(nb: NotebookPage) -> None:
     assert len(trips) == 1  # one probe per front-end connection, answered by the extension
     print(f"handshake round trip: {trips[0] * 1000:.0f} ms")
     nb.assert_no_console_errors()
+
+
+def test_always_on_a_connector_call_is_remembered_and_the_next_call_is_not_asked(
+        nb: NotebookPage, tmp_path: Path) -> None:
+    """A connector call's prompt has a fourth button, Always (the agent → server pair): clicked,
+    the kernel records the pair and the run's next call to that server asks nobody."""
+    if shutil.which("mcp-server-time") is None:
+        pytest.skip("mcp-server-time (the test extra) is not installed")
+    config = tmp_path / "user-config"
+    try:
+        nb.open("always.ipynb", [SETUP, MCP_SETUP.format(config=str(config)), MCP_MODEL,
+                                 "%%agent -m $model\nWhat time is it in Tokyo and in Lisbon?",
+                                 "from orkas_nb.connectors.consent import ConsentStore\n"
+                                 "print(ConsentStore().always('agent', 'time'), ConsentStore().always('other', 'time'))"])
+        for i in (0, 1, 2):
+            nb.run_cell(i)
+            nb.wait_cell_done(i)
+        assert "'time' runs with 2 tool(s)" in nb.output(1).inner_text()
+        nb.run_cell(3)
+        run = nb.output(3).locator(".orkas-run:not(.orkas-transcript)")
+        prompt = run.locator(".orkas-approval")
+        prompt.wait_for()
+        buttons = prompt.locator(".orkas-approval-buttons button")
+        assert buttons.all_inner_texts() == ["This time", "For this run (agent → time)",
+                                             "Always (agent → time)", "Deny"]
+        assert "time.get_current_time" in prompt.locator(".orkas-approval-detail").inner_text()
+        prompt.locator(".orkas-approve-always").click()
+        prompt.locator("xpath=self::*[@data-answer='always']").wait_for()
+        assert prompt.locator(".orkas-approval-outcome").inner_text() == "always allowed"
+        # The second call runs without a prompt: still one in the view when its card is done.
+        cards = run.locator(".orkas-tool[data-tool='mcp__time__get_current_time'][data-status='ok']")
+        nb.page.wait_for_function("(el) => el.querySelectorAll(\".orkas-tool[data-tool='mcp__time__"
+                                  "get_current_time'][data-status='ok']\").length === 2",
+                                  arg=run.element_handle())
+        assert cards.count() == 2 and run.locator(".orkas-approval").count() == 1
+        assert run.get_attribute("data-status") == "running"  # not waiting on a second prompt
+        nb.wait_cell_done(3)
+        transcript = nb.output(3).locator(".orkas-transcript")
+        transcript.wait_for()
+        assert "Both clocks are read" in transcript.inner_text()
+        nb.run_cell(4)
+        nb.wait_cell_done(4)
+        assert nb.output(4).inner_text().strip() == "True False"  # the pair, recorded by the kernel
+        nb.assert_no_console_errors()
+    finally:
+        # The lab's root is every browser test's workspace: its servers must not outlive this one.
+        shutil.rmtree(nb.lab.root / ".orkas" / "mcp", ignore_errors=True)
+        (nb.lab.root / ".orkas" / "mcp.json").unlink(missing_ok=True)
 
 
 def test_stop_ends_the_run(nb: NotebookPage) -> None:

@@ -156,3 +156,32 @@ async def test_a_server_that_cannot_start_is_one_line_for_the_user(home, ws, app
     lines = [text for code, text in agent.runner.notices if code == "mcp"]
     assert len(lines) == 1 and "'broken' could not start" in lines[0] and "\n" not in lines[0]
     assert (await agent.arun("hi")).text == "fine"  # the agent itself runs
+
+
+async def test_an_approved_server_that_cannot_start_is_told_to_the_model(home, ws, approve_all,
+                                                                          model_server):
+    secret = "tok-never-told-7f3a"
+    cfg.save(ws, "broken", {"command": "no-such-mcp-server-binary-xyz", "env": {"TOKEN": secret}})
+    cfg.save(ws, "unapproved", {"command": "mcp-server-time"})
+    from orkas_nb.connectors.consent import ConsentStore
+
+    ConsentStore().approve(cfg.load(ws)["broken"])
+    model_server.push(Reply(text="fine"), Reply(text="still fine"))
+    agent = _agent(ws, model_server, approve_all)
+    await agent.arun("hi")
+    await agent.arun("again")
+    systems = [_system(r.json) for r in model_server.posts()]
+    assert len(systems) == 2 and systems[0] == systems[1]  # every request: a steady prompt
+    notes = [line for line in systems[0].splitlines() if "MCP server" in line]
+    # One line, naming the server and why; the server the user did not approve is not the
+    # model's business (the user was told), and no secret value reaches the model.
+    assert len(notes) == 1, notes
+    assert "'broken'" in notes[0] and "could not start" in notes[0] and "none of its tools" in notes[0]
+    assert "no-such-mcp-server-binary-xyz" in notes[0] or "No such file" in notes[0], notes[0]
+    assert "unapproved" not in systems[0] and secret not in json.dumps(
+        [r.json for r in model_server.posts()])
+
+
+def _system(body: dict) -> str:
+    return "\n".join(m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
+                     for m in body["messages"] if m["role"] in ("system", "developer"))

@@ -59,3 +59,18 @@ def test_the_transcript_renderer_reads_only_fields_a_saved_lane_has() -> None:
     assert set(ts) <= set(TLane.model_fields), set(ts) - set(TLane.model_fields)
     assert {"member", "kind", "status", "after", "usage", "cost_usd", "handed_back", "messages"} <= set(ts)
     assert "lanes?: ILane[]" in (SRC / "transcript.ts").read_text()
+
+
+def test_the_approval_card_has_words_for_every_answer_the_kernel_resolves() -> None:
+    """cards.ts shows an answered prompt in words: one for each Decision the approver can send
+    in ``approval_done`` ("always" of a connector pair among them)."""
+    from orkas_nb.harness.approval import Decision
+
+    cards = (SRC / "cards.ts").read_text()
+    m = re.search(r"ANSWER_WORDS: Record<string, string> = \{(.*?)\};", cards, re.DOTALL)
+    assert m, "cards.ts has no ANSWER_WORDS"
+    words = dict(re.findall(r"(\w+): '([^']+)'", m.group(1)))
+    assert set(words) == {d.value for d in Decision}, words
+    assert words["always"] == "always allowed"
+    # The buttons are the kernel's options, whatever their ids: no list of answers in the view.
+    assert "for (const option of item.options)" in cards and "answer(item.id, option.id)" in cards

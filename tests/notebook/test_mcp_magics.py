@@ -79,5 +79,14 @@ def test_a_server_that_cannot_start_is_one_usage_line(tmp_path: Path) -> None:
         err = k.run("%agent mcp test gone --yes", allow_error=True).stream("stderr")
         assert err.startswith("UsageError: ") and "'gone' could not start" in err
         assert "\n" not in err.strip()
+        # Approved (as if it had started once) yet down: the cell's model is told, not only the user.
+        k.run("from orkas_nb.connectors import config as cfg\n"
+              "from orkas_nb.connectors.consent import ConsentStore\n"
+              "ConsentStore().approve(cfg.load('.')['gone'])")
+        k.run('m = ScriptedModel([reply("no server")])')
+        cell = k.transcript(k.run("%%agent -m $m\nUse the server."))
+        assert [n for n in cell["notices"] if n["kind"] == "mcp" and "'gone' could not start" in n["text"]]
+        system = k.value("m.requests[0].system")
+        assert "'gone' could not start" in system and "none of its tools are available" in system
         err = k.run("%agent mcp test nobody", allow_error=True).stream("stderr")
         assert err.startswith("UsageError: ") and "no MCP server named 'nobody'" in err

@@ -21,6 +21,7 @@ class LabApprover:
         self.renderer = renderer
         self.timeout_s = timeout_s
         self._waits = PendingAnswers(timeout_s)
+        self._offered: dict[str, set[str]] = {}  # prompt id -> the option ids its buttons send
         renderer.widget.approval_handler = self.answer
 
     @property
@@ -33,21 +34,35 @@ class LabApprover:
         run_label = "For this run" + (f" ({request.scope_text})" if request.scope_text else "")
         detail = request.subject + ("\n\n" + "\n".join(f"• {r}" for r in request.reasons)
                                     if request.reasons else "")
-        self.renderer.ask_approval(
-            request_id, f"Approval needed ({who})", detail=detail, category=request.category,
-            options=[ApprovalOption(id="once", label="This time"),
-                     ApprovalOption(id="run", label=run_label),
-                     ApprovalOption(id="deny", label="Deny")])
+        options = [ApprovalOption(id=Decision.ONCE.value, label="This time"),
+                   ApprovalOption(id=Decision.RUN.value, label=run_label)]
+        if request.kind == "connector":  # a connector pair may be allowed from now on
+            options.append(ApprovalOption(id=Decision.ALWAYS.value,
+                                          label=f"Always ({request.scope_text})"
+                                          if request.scope_text else "Always"))
+        options.append(ApprovalOption(id=Decision.DENY.value, label="Deny"))
+        self._offered[request_id] = {o.id for o in options}
+        self.renderer.ask_approval(request_id, f"Approval needed ({who})", detail=detail,
+                                   category=request.category, options=options)
         by, answer = "policy", "deny"
         try:
             decision, how = await self._waits.wait(request_id)
             by, answer = how, decision.value
             return decision
         finally:
+            self._offered.pop(request_id, None)
             self.renderer.resolve_approval(request_id, answer, by=by)
 
     def answer(self, request_id: str, answer: str | Decision) -> None:
-        """Answer a pending prompt (the view's buttons, through ``Controls``); thread-safe."""
+        """Answer a pending prompt (the view's buttons, through ``Controls``); thread-safe.
+
+        An answer the prompt did not offer ("always" for a command) is refused with ValueError
+        and the prompt keeps waiting: a message from the view is checked, not trusted."""
+        value = answer.value if isinstance(answer, Decision) else str(answer).lower()
+        offered = self._offered.get(request_id)
+        if offered is not None and value not in offered:
+            raise ValueError(f"{answer!r} is not an answer to {request_id!r} "
+                             f"(it offers {', '.join(sorted(offered))})")
         self._waits.answer(request_id, answer)
 
 

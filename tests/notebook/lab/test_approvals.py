@@ -50,3 +50,38 @@ async def test_no_answer_in_time_denies() -> None:
     assert next(i for i in _items(sent) if i["k"] == "approval_done")["by"] == "timeout"
     r.widget._on_view_message(r.widget, {"type": "approval", "id": "approval-1", "answer": "once"}, [])
     assert sent[-1]["type"] == "error"  # a click after the timeout is refused, not applied
+
+
+CONNECTOR = ApprovalRequest(kind="connector", category="mcp_call", subject="time.get_current_time({})",
+                            reasons=["a call to the MCP server 'time' may act outside this workspace"],
+                            scope_key="mcp:agent:time", scope_text="agent → time",
+                            tool="mcp__time__get_current_time", agent="agent")
+
+
+async def test_a_connector_prompt_offers_always_and_the_view_answer_reaches_the_gate() -> None:
+    r, sent = _renderer()
+    approver = LabApprover(r, timeout_s=10)
+    waiting = asyncio.ensure_future(approver(CONNECTOR))
+    await asyncio.sleep(0.01)
+    prompt = next(i for i in _items(sent) if i["k"] == "approval")
+    assert [(o["id"], o["label"]) for o in prompt["options"]] == [
+        ("once", "This time"), ("run", "For this run (agent → time)"),
+        ("always", "Always (agent → time)"), ("deny", "Deny")]
+    r.widget._on_view_message(r.widget, {"type": "approval", "id": prompt["id"], "answer": "always"}, [])
+    assert await asyncio.wait_for(waiting, 2) is Decision.ALWAYS
+    done = [i for i in _items(sent) if i["k"] == "approval_done"]
+    assert done == [{"k": "approval_done", "id": prompt["id"], "answer": "always", "by": "user"}]
+
+
+async def test_always_sent_for_a_command_is_refused_and_the_prompt_keeps_waiting() -> None:
+    r, sent = _renderer()
+    approver = LabApprover(r, timeout_s=10)
+    waiting = asyncio.ensure_future(approver(REQUEST))
+    await asyncio.sleep(0.01)
+    prompt = next(i for i in _items(sent) if i["k"] == "approval")
+    assert "always" not in [o["id"] for o in prompt["options"]]
+    r.widget._on_view_message(r.widget, {"type": "approval", "id": prompt["id"], "answer": "always"}, [])
+    assert sent[-1]["type"] == "error" and "not an answer" in sent[-1]["message"]
+    assert approver.pending == [prompt["id"]] and not waiting.done()
+    r.widget._on_view_message(r.widget, {"type": "approval", "id": prompt["id"], "answer": "once"}, [])
+    assert await asyncio.wait_for(waiting, 2) is Decision.ONCE
