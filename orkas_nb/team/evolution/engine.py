@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ...providers.base import LLMProvider
 from ..bus import COMMANDER, USER
+from .edits import WrittenFiles
 from .library import Guard, PrivateLibrary, undo_changes
 from .reflection import activity_summary, reflect
 from .settings import EvolutionSettings, load_settings
@@ -78,6 +79,8 @@ class Evolution:
         to the agent's previous one is a retry: the user was not satisfied."""
         if not self.active(agent):
             return None
+        for name in self.written.edited(agent):
+            self.record_edit(agent, f"the user edited {name} after the agent wrote it")
         store = self.store(agent)
         state = store.state()
         previous = state.last_request
@@ -87,6 +90,15 @@ class Evolution:
             store.save_state(state)
         return RunObserver(self.settings, self.clock, task_id=task_id, retry_of=retry)
 
+    @property
+    def written(self) -> WrittenFiles:
+        return WrittenFiles(self.workspace)
+
+    def wrote(self, writer: str, files: list[str]) -> None:
+        """A run of ``writer`` (any agent, the commander too) wrote ``files`` with its file
+        tools: it owns them now, so a later change by the user corrects it and nobody else."""
+        self.written.claim(writer, files)
+
     def record(self, agent: str, signals: list[SignalRecord]) -> None:
         store = self.store(agent)
         for s in signals:
@@ -95,7 +107,7 @@ class Evolution:
     def record_edit(self, agent: str, note: str = "the user edited the agent's output") -> None:
         """The host saw the user edit what the agent wrote: a correction."""
         if self.active(agent):
-            self.record(agent, [SignalRecord(ts=self.clock(), kind="correction", note=note,
+            self.record(agent, [SignalRecord(ts=self.clock(), kind="correction", note=note[:300],
                                              weight=self.settings.weights.get("correction", 5.0))])
 
     def score(self, agent: str) -> float:
