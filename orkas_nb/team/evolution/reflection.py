@@ -21,6 +21,7 @@ from ...harness.runner import Runner
 from ...harness.session import InMemorySession
 from ...harness.tool_protocol import ToolRegistry, tool
 from ...providers.base import LLMProvider
+from ...providers.catalog import RunningCost, catalog_of
 from .library import PrivateLibrary, Refused
 from .store import Reflection, SignalRecord
 
@@ -114,6 +115,9 @@ async def reflect(record: Reflection, library: PrivateLibrary, provider: LLMProv
                     config=RunConfig(max_steps=max_steps, compaction=False,
                                      max_tokens=max(256, min(cap // 2, 4096))))
     abort = AbortSignal()
+    meter = RunningCost(catalog_of(provider))
+    # An unpriced model's cost is unknown even for a zero-token turn (a scripted model).
+    priced = meter.catalog.priced(model) is not None
     spent = 0
     capped = False
     result = None
@@ -122,6 +126,7 @@ async def reflect(record: Reflection, library: PrivateLibrary, provider: LLMProv
             spent = event.usage.input_tokens + event.usage.output_tokens
             record.input_tokens, record.output_tokens = (event.usage.input_tokens,
                                                          event.usage.output_tokens)
+            record.cost_usd = meter(model, event.usage) if priced else None
             if spent >= cap and not capped:
                 capped = True
                 abort.abort(f"token cap reached ({spent} of {cap})")
