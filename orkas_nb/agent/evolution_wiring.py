@@ -55,6 +55,17 @@ def _other_skills(workspace: Path) -> dict[str, str]:
     return {s.name: f"{s.root.label} ({s.tier} library)" for s in found}
 
 
+def reflection_meter(provider: Any, model: str) -> Any:
+    """A reflection's cost meter at the catalog's list price of ``model`` (the provider's
+    catalog, with its overrides), or None when the price is unknown: never a guessed $0."""
+    from ..providers.catalog import RunningCost, catalog_of
+
+    running = RunningCost(catalog_of(provider))
+    if running.catalog.priced(model) is None:
+        return None
+    return lambda usage: running(model, usage)
+
+
 def evolution_for(agent: Agent, definitions: Sequence[AgentDefinition] = (), *,
                   clock: Any = None) -> Evolution:
     """The workspace's evolution as ``agent`` (the commander) would run it."""
@@ -64,7 +75,8 @@ def evolution_for(agent: Agent, definitions: Sequence[AgentDefinition] = (), *,
     kwargs: dict[str, Any] = {} if clock is None else {"clock": clock}
     return Evolution(ws, guard=skill_guard, default_model=(agent.provider, agent.model),
                      resolve=agent.pool.resolve_pair, other_skills=lambda: _other_skills(ws),
-                     descriptions={d.name: d.description for d in definitions}, **kwargs)
+                     descriptions={d.name: d.description for d in definitions},
+                     meter=reflection_meter, **kwargs)
 
 
 def member_skills(workspace: Path, names: Sequence[str], agent: str, open_tier: bool | None) -> Any:

@@ -24,7 +24,7 @@ from ...providers.base import LLMProvider
 from ..bus import COMMANDER, USER
 from .edits import WrittenFiles
 from .library import Guard, PrivateLibrary, undo_changes
-from .reflection import activity_summary, reflect
+from .reflection import Meter, activity_summary, reflect
 from .settings import EvolutionSettings, load_settings
 from .signals import RunObserver, same_request
 from .store import AgentStore, Reflection, SignalRecord, Undo
@@ -32,6 +32,8 @@ from .store import AgentStore, Reflection, SignalRecord, Undo
 __all__ = ["Evolution", "EvolutionError"]
 
 ModelResolver = Callable[[str], tuple[LLMProvider, str]]
+# A fresh meter for one reflection on (provider, model), or None when its price is unknown.
+MeterFactory = Callable[[LLMProvider, str], Meter | None]
 
 
 class EvolutionError(ValueError):
@@ -45,6 +47,7 @@ class Evolution:
                  other_skills: Callable[[], Mapping[str, str]] = dict,
                  descriptions: Mapping[str, str] | None = None,
                  settings: EvolutionSettings | None = None,
+                 meter: MeterFactory | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.workspace = Path(workspace)
         self.guard = guard
@@ -53,6 +56,7 @@ class Evolution:
         self.other_skills = other_skills
         self.descriptions = dict(descriptions or {})
         self._settings = settings
+        self.meter = meter
         self.clock = clock
         self._locks: dict[str, asyncio.Lock] = {}
         self.tasks: set[asyncio.Task[Reflection]] = set()
@@ -174,7 +178,8 @@ class Evolution:
                 summary = activity_summary(agent, self.descriptions.get(agent, ""), signals,
                                            store.profile(), library.names())
                 await reflect(record, library, provider, model, summary, cap=cap,
-                              max_steps=settings.max_steps)
+                              max_steps=settings.max_steps,
+                              meter=self.meter(provider, model) if self.meter else None)
             except asyncio.CancelledError:
                 record.status, record.reason = "failed", "cancelled"
                 self._finish(store, record, library)

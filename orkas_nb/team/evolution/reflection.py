@@ -12,20 +12,24 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...core.events import Done, UsageUpdate
+from ...core.messages import Usage
 from ...harness.cancellation import AbortSignal
 from ...harness.config import RunConfig
 from ...harness.runner import Runner
 from ...harness.session import InMemorySession
 from ...harness.tool_protocol import ToolRegistry, tool
 from ...providers.base import LLMProvider
-from ...providers.catalog import RunningCost, catalog_of
 from .library import PrivateLibrary, Refused
 from .store import Reflection, SignalRecord
 
-__all__ = ["REFLECTION_PROMPT", "activity_summary", "reflect"]
+__all__ = ["REFLECTION_PROMPT", "Meter", "activity_summary", "reflect"]
+
+# The turn's running usage total -> its cost in USD so far, None when the price is unknown.
+# The composition root prices it (the catalog is below the team layer's reach).
+Meter = Callable[[Usage], float | None]
 
 MAX_SUMMARY_SIGNALS = 40
 
@@ -105,7 +109,8 @@ def _tools(library: PrivateLibrary) -> ToolRegistry:
 
 
 async def reflect(record: Reflection, library: PrivateLibrary, provider: LLMProvider, model: str,
-                  summary: str, *, cap: int, max_steps: int) -> Reflection:
+                  summary: str, *, cap: int, max_steps: int,
+                  meter: Meter | None = None) -> Reflection:
     """Run one reflection into ``record`` (status, tokens, changes, refusals); never raises for
     what the model does, only for what the caller must see (the provider's failure is caught
     by the engine)."""
@@ -115,9 +120,6 @@ async def reflect(record: Reflection, library: PrivateLibrary, provider: LLMProv
                     config=RunConfig(max_steps=max_steps, compaction=False,
                                      max_tokens=max(256, min(cap // 2, 4096))))
     abort = AbortSignal()
-    meter = RunningCost(catalog_of(provider))
-    # An unpriced model's cost is unknown even for a zero-token turn (a scripted model).
-    priced = meter.catalog.priced(model) is not None
     spent = 0
     capped = False
     result = None
@@ -126,7 +128,7 @@ async def reflect(record: Reflection, library: PrivateLibrary, provider: LLMProv
             spent = event.usage.input_tokens + event.usage.output_tokens
             record.input_tokens, record.output_tokens = (event.usage.input_tokens,
                                                          event.usage.output_tokens)
-            record.cost_usd = meter(model, event.usage) if priced else None
+            record.cost_usd = meter(event.usage) if meter is not None else None
             if spent >= cap and not capped:
                 capped = True
                 abort.abort(f"token cap reached ({spent} of {cap})")
