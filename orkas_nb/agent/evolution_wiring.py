@@ -8,6 +8,8 @@ library (names a reflection may never write). Then
 - each run of a named member (a dispatch or a floor turn, never the commander's turn, never a
   worker's) is observed through the team's event stream, its signals stored when it ends, and
   a reflection started in the background when one is due;
+- each file a run's file tools write is claimed by its agent (hash kept), so the user's edit
+  of it before that agent's next run is a correction signal (:mod:`..team.evolution.edits`);
 - each named member is built with its private library after its definition's skills, and a
   notice at the start of its next run when a reflection (or an undo) changed a skill.
 
@@ -53,6 +55,17 @@ def _other_skills(workspace: Path) -> dict[str, str]:
     return {s.name: f"{s.root.label} ({s.tier} library)" for s in found}
 
 
+def reflection_meter(provider: Any, model: str) -> Any:
+    """A reflection's cost meter at the catalog's list price of ``model`` (the provider's
+    catalog, with its overrides), or None when the price is unknown: never a guessed $0."""
+    from ..providers.catalog import RunningCost, catalog_of
+
+    running = RunningCost(catalog_of(provider))
+    if running.catalog.priced(model) is None:
+        return None
+    return lambda usage: running(model, usage)
+
+
 def evolution_for(agent: Agent, definitions: Sequence[AgentDefinition] = (), *,
                   clock: Any = None) -> Evolution:
     """The workspace's evolution as ``agent`` (the commander) would run it."""
@@ -62,7 +75,8 @@ def evolution_for(agent: Agent, definitions: Sequence[AgentDefinition] = (), *,
     kwargs: dict[str, Any] = {} if clock is None else {"clock": clock}
     return Evolution(ws, guard=skill_guard, default_model=(agent.provider, agent.model),
                      resolve=agent.pool.resolve_pair, other_skills=lambda: _other_skills(ws),
-                     descriptions={d.name: d.description for d in definitions}, **kwargs)
+                     descriptions={d.name: d.description for d in definitions},
+                     meter=reflection_meter, **kwargs)
 
 
 def member_skills(workspace: Path, names: Sequence[str], agent: str, open_tier: bool | None) -> Any:
@@ -111,6 +125,7 @@ def wire_evolution(team: Team, agent: Agent, definitions: Sequence[AgentDefiniti
                           getattr(event, "member", "?"))
 
     def _listen(event: Any) -> None:
+        _claim(evolution, event)
         if not isinstance(event, MemberEvent) or event.member not in named or event.lane == "worker":
             return
         key = event.task_id
@@ -129,6 +144,23 @@ def wire_evolution(team: Team, agent: Agent, definitions: Sequence[AgentDefiniti
     team.subscribe(listen)
     team.evolution = evolution  # type: ignore[attr-defined]
     return evolution
+
+
+def _claim(evolution: Evolution, event: Any) -> None:
+    """Files a run's file tools wrote belong to that run's agent (a worker's to nobody's
+    lane but its own; outside a member, the commander's turn), so that a user's later edit is
+    a correction of the right agent, and a write by another run takes the file over."""
+    from ..core.events import MemberEvent, ToolEnd
+    from ..team.bus import COMMANDER
+
+    inner = event.event if isinstance(event, MemberEvent) else event
+    if not isinstance(inner, ToolEnd) or inner.status != "ok" or not inner.output_files:
+        return
+    if not isinstance(event, MemberEvent):
+        writer = COMMANDER
+    else:
+        writer = event.member if event.lane != "worker" else f"{event.member} (worker)"
+    evolution.wrote(writer, list(inner.output_files))
 
 
 def _request(team: Team, key: str) -> str:

@@ -332,5 +332,8 @@ class Team:
             if close is not None:
                 close()
         self._members.clear()
+        plan = getattr(self, "plan", None)  # set by the composition root (agent.plan.plan_for)
+        if plan is not None:
+            plan.close()  # releases plan.jsonl's lock, so the next team (the next cell) opens it
         self.state.close()
 

@@ -97,3 +97,66 @@ def test_a_named_member_gets_its_definitions_skills_and_the_skill_tool(workspace
     assert [s.name for s in member.skills.skills] == ["pdf-forms"]
     assert sorted(member.tools.names()) == ["read_file", "skill"]
     t.close()
+
+
+class Writes:
+    """Each member writes the file its request names: reads it first when asked to rewrite."""
+
+    def __call__(self, payload: dict[str, Any]) -> Reply:
+        member = who(system_of(payload))
+        messages = payload["messages"]
+        asked = next(m for m in reversed(messages) if m["role"] == "user")
+        content = asked["content"]
+        text = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
+        words = text.strip().splitlines()[-1].split()  # the request, after the team's context
+        done = len(messages) - 1 - messages.index(asked)
+        if member == "commander" or ("write" not in words and "rewrite" not in words):
+            return Reply(text=f"{member}: ok")
+        path = words[words.index("rewrite" if "rewrite" in words else "write") + 1]
+        steps = ([call("read_file", path=path)] if "rewrite" in words else []) + [
+            call("write_file", path=path, content=f"by {member}\n")]
+        if done // 2 < len(steps):
+            return Reply(tool_calls=[steps[done // 2]])
+        return Reply(text=f"{member}: wrote {path}")
+
+
+def corrections(workspace, agent: str = "researcher") -> list[str]:
+    from orkas_nb.team.evolution import AgentStore
+
+    return [s.note for s in AgentStore(workspace, agent).signals() if s.kind == "correction"]
+
+
+async def test_the_user_editing_a_file_the_agent_wrote_is_one_correction(workspace):
+    write_agents(workspace, researcher="Finds facts.", writer="Writes.")
+    turn_on(workspace, "researcher", "writer", threshold=100)
+    with ModelServer(Writes()) as server:
+        t = team(workspace, server)
+        await t.arun("@researcher write notes.md now")
+        await t.arun("@researcher write kept.md now")
+        assert (workspace / "notes.md").read_text() == "by researcher\n"
+        assert corrections(workspace) == []
+        (workspace / "notes.md").write_text("by researcher\nfixed by the user: SECRET-CONTENT\n")
+        t.close()
+        nxt = team(workspace, server)  # the next cell builds its team afresh
+        await nxt.arun("@researcher check the notes")
+        await nxt.arun("@researcher check them again")
+        nxt.close()
+    (note,) = corrections(workspace)  # once, for the edited file only; kept.md is unchanged
+    assert "notes.md" in note and "SECRET" not in note and "kept.md" not in note
+
+
+async def test_a_file_another_agent_rewrote_is_no_correction_of_the_first(workspace):
+    write_agents(workspace, researcher="Finds facts.", writer="Writes.")
+    turn_on(workspace, "researcher", "writer", threshold=100)
+    with ModelServer(Writes()) as server:
+        t = team(workspace, server)
+        await t.arun("@researcher write notes.md now")
+        await t.arun("@writer rewrite notes.md now")
+        assert (workspace / "notes.md").read_text() == "by writer\n"
+        (workspace / "notes.md").write_text("by writer, fixed by the user\n")
+        await t.arun("@researcher check the notes")
+        await t.arun("@writer check the notes")
+        t.close()
+    assert corrections(workspace) == []  # the writer's output was edited, not the researcher's
+    (note,) = corrections(workspace, "writer")
+    assert "notes.md" in note

@@ -50,6 +50,12 @@ def test_switches_run_log_and_undo(kernel: tuple[Kernel, Path]) -> None:
     assert skill.is_file()
     log = k.run("%agent evolve log researcher").stream()
     assert "manual  done" in log and "+Always state the unit." in log
+    assert "cost unknown" in log and "$0" not in log  # a scripted model has no price
+    from orkas_nb.team.evolution import AgentStore, Reflection
+
+    AgentStore(ws, "researcher").log(Reflection(id="r1-priced", agent="researcher", started=1.0,
+                                                model="gpt-4o-mini", cost_usd=0.000123))
+    assert "cost $0.000123  model: gpt-4o-mini" in k.run("%agent evolve log researcher").stream()
     assert "private skills: unit-check" in k.run("%agent evolve status").stream()
     undone = k.run("%agent evolve undo researcher").stream()
     assert "undid reflection" in undone and not skill.exists()

@@ -216,3 +216,34 @@ async def test_undo_restores_byte_for_byte(workspace):
     with pytest.raises(EvolutionError, match="no reflection to undo"):
         evo.undo("researcher")
     assert all("(undone)" in r.reason for r in evo.history("researcher"))
+
+
+async def test_a_reflection_logs_its_cost_at_the_catalog_price_of_its_model(workspace):
+    from orkas_nb.core.messages import Usage
+    from orkas_nb.providers.catalog import Catalog
+
+    turn_on(workspace, "researcher")
+    steps = [Reply(tool_calls=[call("read_skill", name="none")], input_tokens=1200,
+                   output_tokens=40),
+             Reply(text="Nothing to change.", input_tokens=1400, output_tokens=9)]
+    with ModelServer(lambda p: steps.pop(0)) as server:
+        record = await evolution(workspace, server).run_now("researcher")
+    price = Catalog()
+    expected = (price.cost(Usage(input_tokens=1200, output_tokens=40), "gpt-4o-mini")
+                + price.cost(Usage(input_tokens=1400, output_tokens=9), "gpt-4o-mini"))
+    assert record.cost_usd is not None and record.cost_usd > 0
+    assert record.cost_usd == pytest.approx(expected)
+    (logged,) = AgentStore(workspace, "researcher").history()
+    assert logged.cost_usd == pytest.approx(expected)
+
+
+async def test_an_unpriced_reflection_model_has_an_unknown_cost_never_zero(workspace):
+    turn_on(workspace, "researcher")
+    with ModelServer(lambda p: Reply(text="Nothing to change.")) as server:
+        agent = Agent("openai/my-local-model", workspace=workspace, base_url=server.openai_url,
+                      api_key="sk-test")
+        record = await evolution_for(agent).run_now("researcher")
+    assert record.status == "done" and record.input_tokens > 0
+    assert record.cost_usd is None
+    (logged,) = AgentStore(workspace, "researcher").history()
+    assert logged.cost_usd is None

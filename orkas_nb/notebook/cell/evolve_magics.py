@@ -162,6 +162,11 @@ def _status(state: NotebookState, settings: Any) -> None:
               f"{s.tokens_total} tokens spent, private skills: {', '.join(private) or 'none'}")
 
 
+def usd(cost: float) -> str:
+    """Dollars with enough digits that a cheap reflection never reads as $0.0000."""
+    return f"${cost:.4f}" if cost >= 0.01 or cost == 0 else f"${cost:.6f}"
+
+
 def _log(evolution: Any, name: str) -> None:
     history = evolution.history(name)
     if not history:
@@ -169,8 +174,9 @@ def _log(evolution: Any, name: str) -> None:
     for r in history:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started))
         signals = ", ".join(f"{k} {v:g}" for k, v in sorted(r.signals.items())) or "none"
+        cost = "cost unknown" if r.cost_usd is None else f"cost {usd(r.cost_usd)}"
         print(f"{r.id}  {when}  {r.trigger}  {r.status}  signals: {signals}  tokens: "
-              f"{r.input_tokens} in, {r.output_tokens} out  model: {r.model or '-'}")
+              f"{r.input_tokens} in, {r.output_tokens} out  {cost}  model: {r.model or '-'}")
         if r.reason:
             print(textwrap.indent(textwrap.fill(r.reason, 96), "    "))
         for c in r.changes:

@@ -22,8 +22,9 @@ from pathlib import Path
 
 from ...providers.base import LLMProvider
 from ..bus import COMMANDER, USER
+from .edits import WrittenFiles
 from .library import Guard, PrivateLibrary, undo_changes
-from .reflection import activity_summary, reflect
+from .reflection import Meter, activity_summary, reflect
 from .settings import EvolutionSettings, load_settings
 from .signals import RunObserver, same_request
 from .store import AgentStore, Reflection, SignalRecord, Undo
@@ -31,6 +32,8 @@ from .store import AgentStore, Reflection, SignalRecord, Undo
 __all__ = ["Evolution", "EvolutionError"]
 
 ModelResolver = Callable[[str], tuple[LLMProvider, str]]
+# A fresh meter for one reflection on (provider, model), or None when its price is unknown.
+MeterFactory = Callable[[LLMProvider, str], Meter | None]
 
 
 class EvolutionError(ValueError):
@@ -44,6 +47,7 @@ class Evolution:
                  other_skills: Callable[[], Mapping[str, str]] = dict,
                  descriptions: Mapping[str, str] | None = None,
                  settings: EvolutionSettings | None = None,
+                 meter: MeterFactory | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.workspace = Path(workspace)
         self.guard = guard
@@ -52,6 +56,7 @@ class Evolution:
         self.other_skills = other_skills
         self.descriptions = dict(descriptions or {})
         self._settings = settings
+        self.meter = meter
         self.clock = clock
         self._locks: dict[str, asyncio.Lock] = {}
         self.tasks: set[asyncio.Task[Reflection]] = set()
@@ -78,6 +83,8 @@ class Evolution:
         to the agent's previous one is a retry: the user was not satisfied."""
         if not self.active(agent):
             return None
+        for name in self.written.edited(agent):
+            self.record_edit(agent, f"the user edited {name} after the agent wrote it")
         store = self.store(agent)
         state = store.state()
         previous = state.last_request
@@ -87,6 +94,15 @@ class Evolution:
             store.save_state(state)
         return RunObserver(self.settings, self.clock, task_id=task_id, retry_of=retry)
 
+    @property
+    def written(self) -> WrittenFiles:
+        return WrittenFiles(self.workspace)
+
+    def wrote(self, writer: str, files: list[str]) -> None:
+        """A run of ``writer`` (any agent, the commander too) wrote ``files`` with its file
+        tools: it owns them now, so a later change by the user corrects it and nobody else."""
+        self.written.claim(writer, files)
+
     def record(self, agent: str, signals: list[SignalRecord]) -> None:
         store = self.store(agent)
         for s in signals:
@@ -95,7 +111,7 @@ class Evolution:
     def record_edit(self, agent: str, note: str = "the user edited the agent's output") -> None:
         """The host saw the user edit what the agent wrote: a correction."""
         if self.active(agent):
-            self.record(agent, [SignalRecord(ts=self.clock(), kind="correction", note=note,
+            self.record(agent, [SignalRecord(ts=self.clock(), kind="correction", note=note[:300],
                                              weight=self.settings.weights.get("correction", 5.0))])
 
     def score(self, agent: str) -> float:
@@ -162,7 +178,8 @@ class Evolution:
                 summary = activity_summary(agent, self.descriptions.get(agent, ""), signals,
                                            store.profile(), library.names())
                 await reflect(record, library, provider, model, summary, cap=cap,
-                              max_steps=settings.max_steps)
+                              max_steps=settings.max_steps,
+                              meter=self.meter(provider, model) if self.meter else None)
             except asyncio.CancelledError:
                 record.status, record.reason = "failed", "cancelled"
                 self._finish(store, record, library)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...core.events import Done, UsageUpdate
+from ...core.messages import Usage
 from ...harness.cancellation import AbortSignal
 from ...harness.config import RunConfig
 from ...harness.runner import Runner
@@ -24,7 +25,11 @@ from ...providers.base import LLMProvider
 from .library import PrivateLibrary, Refused
 from .store import Reflection, SignalRecord
 
-__all__ = ["REFLECTION_PROMPT", "activity_summary", "reflect"]
+__all__ = ["REFLECTION_PROMPT", "Meter", "activity_summary", "reflect"]
+
+# The turn's running usage total -> its cost in USD so far, None when the price is unknown.
+# The composition root prices it (the catalog is below the team layer's reach).
+Meter = Callable[[Usage], float | None]
 
 MAX_SUMMARY_SIGNALS = 40
 
@@ -104,7 +109,8 @@ def _tools(library: PrivateLibrary) -> ToolRegistry:
 
 
 async def reflect(record: Reflection, library: PrivateLibrary, provider: LLMProvider, model: str,
-                  summary: str, *, cap: int, max_steps: int) -> Reflection:
+                  summary: str, *, cap: int, max_steps: int,
+                  meter: Meter | None = None) -> Reflection:
     """Run one reflection into ``record`` (status, tokens, changes, refusals); never raises for
     what the model does, only for what the caller must see (the provider's failure is caught
     by the engine)."""
@@ -122,6 +128,7 @@ async def reflect(record: Reflection, library: PrivateLibrary, provider: LLMProv
             spent = event.usage.input_tokens + event.usage.output_tokens
             record.input_tokens, record.output_tokens = (event.usage.input_tokens,
                                                          event.usage.output_tokens)
+            record.cost_usd = meter(event.usage) if meter is not None else None
             if spent >= cap and not capped:
                 capped = True
                 abort.abort(f"token cap reached ({spent} of {cap})")

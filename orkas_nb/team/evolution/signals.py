@@ -5,7 +5,9 @@ turns what happened into :class:`~.store.SignalRecord` values:
 
 - ``correction`` (the heaviest): the user steered the running turn (a ``steer`` event), or
   sent the agent the same request again after it answered (a retry), or edited the agent's
-  output (the host reports it: :meth:`~.engine.Evolution.record_edit`);
+  output: a file its file tools wrote whose bytes changed before its next run, unless another
+  run wrote it in between (:mod:`.edits`, checked when :meth:`~.engine.Evolution.observer`
+  starts the next run);
 - ``recovery``: a tool failed and the run still ended well;
 - ``complexity``: the run took many tool calls;
 - ``weakness``: the same tool failed twice or more in one run (hit), or a run ended in an

@@ -80,6 +80,9 @@ class Reflection(BaseModel):
     signals: dict[str, float] = Field(default_factory=dict)  # kind -> weight summed
     input_tokens: int = 0
     output_tokens: int = 0
+    # At the catalog's list price of ``model``, request by request; None: the price is unknown
+    # (a local model, an unknown name), never guessed as 0.
+    cost_usd: float | None = None
     model: str = ""
     changes: list[Change] = Field(default_factory=list)
     refusals: list[str] = Field(default_factory=list)
