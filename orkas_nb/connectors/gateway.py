@@ -197,7 +197,7 @@ class Gateway:
     async def _mcp(self, run: _Run, reader: asyncio.StreamReader,
                    writer: asyncio.StreamWriter) -> None:
         import anyio
-        import mcp_types as types
+        import mcp.types as types
         from mcp.server.lowlevel import Server
         from mcp.shared.message import SessionMessage
 

@@ -55,7 +55,9 @@ def _keyring() -> Any | None:
     try:
         import keyring  # optional: the OS keyring where the user has one
         from keyring.backends import fail
-    except Exception:  # noqa: BLE001 - not installed, or a broken backend: use the key file
+    except ImportError:  # not installed: use the key file
+        return None
+    except Exception:  # noqa: BLE001 - a backend broken at import: use the key file
         return None
     try:
         backend = keyring.get_keyring()

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-from pydantic_core import to_jsonable_python
 
 from ..harness.durable import decode_jsonl
 from .bus import team_folder
@@ -59,6 +58,7 @@ class _Batch(BaseModel):
 
 _Line = Annotated[_Written | _StepChanged | _StateChanged | _Batch, Field(discriminator="op")]
 _EVENT: TypeAdapter[_Written | _StepChanged | _StateChanged | _Batch] = TypeAdapter(_Line)
+_FIELDS: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])  # runtime fields, as JSON values
 
 
 def plan_path(workspace: str | os.PathLike[str], conversation: str) -> Path:
@@ -122,7 +122,7 @@ class PlanStore(DurableLog):
         """Save changed runtime fields of one step and apply them."""
         assert self.plan is not None
         step = self.plan.step(index)
-        self._append(_StepChanged(index=index, set=to_jsonable_python(fields)))
+        self._append(_StepChanged(index=index, set=_FIELDS.dump_python(fields, mode="json")))
         for name, value in fields.items():
             setattr(step, name, value)
 

@@ -152,3 +152,47 @@ async def test_no_secret_in_any_file_the_run_wrote_or_in_its_logs(
     assert SECRET_ENV not in caplog.text and SECRET_HEADER not in caplog.text
     for asked in approve_all.asked:
         assert SECRET_ENV not in asked.subject and SECRET_HEADER not in asked.subject
+
+
+class _ProcessKeyring:
+    """A keyring backend that lives in this process: the `keyring` library's own API, driven the
+    way an OS backend (Secret Service, macOS Keychain) is, with nothing on disk."""
+
+    def __init__(self) -> None:
+        from keyring.backend import KeyringBackend
+
+        class Backend(KeyringBackend):
+            priority = 10  # type: ignore[assignment]
+            store: dict[tuple[str, str], str] = {}
+
+            def get_password(self, service: str, username: str) -> str | None:
+                return self.store.get((service, username))
+
+            def set_password(self, service: str, username: str, password: str) -> None:
+                self.store[(service, username)] = password
+
+            def delete_password(self, service: str, username: str) -> None:
+                self.store.pop((service, username), None)
+
+        self.backend = Backend()
+
+
+def test_with_an_os_keyring_the_key_lives_there_and_no_key_file_is_written(home, ws,
+                                                                           monkeypatch) -> None:
+    keyring = pytest.importorskip("keyring")
+    monkeypatch.delenv("ORKAS_KEYRING", raising=False)
+    ring = _ProcessKeyring().backend
+    before = keyring.get_keyring()
+    keyring.set_keyring(ring)
+    try:
+        cfg.save(ws, "a", {"command": "srv", "env": {"TOKEN": SECRET_ENV}})
+        assert not (home / "secrets" / secrets.KEY_FILE).exists()
+        assert len(ring.store) == 1 and "OS keyring" in secrets.key_location()
+        assert cfg.load(ws)["a"].revealed("env") == {"TOKEN": SECRET_ENV}
+        for path in _files_under(home, ws):
+            assert SECRET_ENV not in path.read_text(errors="replace")
+        ring.store.clear()  # the keyring lost the key: a clear error, not a crash or a new key
+        with pytest.raises(secrets.SecretsError):
+            cfg.load(ws)["a"].revealed("env")
+    finally:
+        keyring.set_keyring(before)
