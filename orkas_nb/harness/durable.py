@@ -9,6 +9,10 @@ a line. This module holds what they share, so there is one implementation of eac
   a crash leaves the old file or the new one, never a mix.
 - One writer per file: an advisory ``flock`` on ``<file>.lock``; a second writer gets
   :class:`SessionLockedError` naming the holder. ``readonly=True`` opens a view without it.
+  A child this process is forking holds a copy of every descriptor until it execs (close-on-exec
+  closes it only then), so a lock this process has just released can look taken for a moment:
+  when the file names this process and no object of ours holds it, the lock is retried briefly.
+  A second writer in this same process is refused at once, as one in another process is.
 
 What a line means is the owner's business: :func:`decode_jsonl` parses with the owner's
 pydantic type and says what it dropped; the owner repairs and calls ``rewrite`` if it must.
@@ -18,6 +22,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import threading
+import time
 from pathlib import Path
 from typing import Callable, Iterable, TypeVar
 
@@ -26,6 +32,12 @@ from pydantic import TypeAdapter, ValidationError
 from ..core.errors import SessionLockedError, StateError
 
 T = TypeVar("T")
+
+# Lock files this process holds through a DurableJsonl (by device and inode): a second writer
+# here is a bug or a double open, told at once; anything else naming our pid is a fork's copy.
+_HELD: set[tuple[int, int]] = set()
+_HELD_GUARD = threading.Lock()
+FORK_COPY_WAIT = 2.0  # seconds: a fork's copy lasts until its exec, well under this
 
 # Test seam for crash tests: called with a label at the dangerous points of the write paths
 # ("append:written", "rewrite:temp-synced" ...). None in production. An owner may pass its own.
@@ -86,6 +98,7 @@ class DurableJsonl:
         self._hook = hook or _hook
         self._fd: int | None = None
         self._lock_fd: int | None = None
+        self._lock_key: tuple[int, int] = (-1, -1)
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._acquire_lock()
@@ -116,22 +129,45 @@ class DurableJsonl:
         lock_path = self.path.with_name(self.path.name + ".lock")
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            try:
-                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-            finally:
-                os.close(fd)
-            raise SessionLockedError(
-                f"{self.what} {self.path.name!r} is open for writing in another process "
-                f"(pid {holder}); close it there, or open it read-only"
-            ) from None
+            self._lock_key = self._take_lock(fd)
+        except BaseException:
+            os.close(fd)
+            raise
         holder = str(os.getpid()).encode()
         # Written then cut to length: truncating to 0 first makes ext4 flush the file when it
         # is closed (its guard for replace-by-truncate), ~10-30 us at every close.
         os.pwrite(fd, holder, 0)
         os.ftruncate(fd, len(holder))
         self._lock_fd = fd
+
+    def _take_lock(self, fd: int) -> tuple[int, int]:
+        info = os.fstat(fd)
+        key = (info.st_dev, info.st_ino)
+        deadline = time.monotonic() + FORK_COPY_WAIT
+        pause = 0.001
+        while True:
+            with _HELD_GUARD:
+                mine = key in _HELD
+                if not mine:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        pass
+                    else:
+                        _HELD.add(key)
+                        return key
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            ours = holder == str(os.getpid())
+            if mine or not ours or time.monotonic() >= deadline:
+                where = (f"already open for writing in this process (pid {holder})" if mine
+                         else f"still held by a process started by this one (pid {holder})" if ours
+                         else f"open for writing in another process (pid {holder})")
+                raise SessionLockedError(
+                    f"{self.what} {self.path.name!r} is {where}; close it there, or open it "
+                    f"read-only"
+                ) from None
+            time.sleep(pause)  # a child of ours between fork and exec still holds the copy
+            pause = min(pause * 2, 0.05)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -178,8 +214,10 @@ class DurableJsonl:
             os.close(self._fd)
             self._fd = None
         if self._lock_fd is not None:
-            os.close(self._lock_fd)  # closing releases the flock
-            self._lock_fd = None
+            with _HELD_GUARD:  # closing releases the flock (once forked copies are gone too)
+                os.close(self._lock_fd)
+                self._lock_fd = None
+                _HELD.discard(self._lock_key)
 
     def __del__(self) -> None:
         try:

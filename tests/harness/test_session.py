@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +173,45 @@ def test_every_line_is_one_json_message(tmp_path: Path) -> None:
     lines = path.read_bytes().split(b"\n")
     assert len(lines) == 2 and lines[1] == b""
     assert json.loads(lines[0])["role"] == "user"
+
+
+def test_a_child_holding_a_copy_of_the_lock_until_it_execs_does_not_lock_us_out(
+        tmp_path: Path) -> None:
+    # A subprocess started from another thread holds a copy of every descriptor from its fork to
+    # its exec (close-on-exec acts only then): a session closed and opened again in that window
+    # found its own lock taken. pass_fds keeps the copy open for a while, deterministically.
+    path = tmp_path / "s.jsonl"
+    first = JsonlSession(path)
+    first.append(user_message("one"))
+    lock_fd = first._file._lock_fd
+    assert lock_fd is not None
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.4)"],
+                             pass_fds=(lock_fd,))
+    try:
+        first.close()
+        with JsonlSession(path) as again:  # waited for the copy to go, then took the lock
+            assert [m.text for m in again.messages] == ["one"]
+            with pytest.raises(SessionLockedError, match="already open for writing in this process"):
+                JsonlSession(path)  # a real second writer here is still refused at once
+    finally:
+        child.wait(10)
+
+
+def test_a_copy_held_past_the_wait_is_named_as_ours(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from orkas_nb.harness import durable
+
+    monkeypatch.setattr(durable, "FORK_COPY_WAIT", 0.05)
+    path = tmp_path / "s.jsonl"
+    first = JsonlSession(path)
+    lock_fd = first._file._lock_fd
+    assert lock_fd is not None
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"],
+                             pass_fds=(lock_fd,))
+    try:
+        first.close()
+        with pytest.raises(SessionLockedError, match=f"process started by this one \\(pid {os.getpid()}\\)"):
+            JsonlSession(path)
+    finally:
+        child.kill()
+        child.wait(10)
+    JsonlSession(path).close()
