@@ -12,7 +12,7 @@ import itertools
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..connectors.gateway import GatewayTool
+from ..connectors.gateway import GatewayReply, GatewayTool
 
 if TYPE_CHECKING:
     from ..team.skills import Skill
@@ -96,13 +96,16 @@ def gateway_tools(member: ExternalMember, abort: Any) -> list[GatewayTool]:
         return json.dumps([{"name": t.name, "description": t.description,
                             "input_schema": t.input_schema} for t in tools.values()]), False
 
-    async def call_connector(args: dict[str, Any]) -> tuple[str, bool]:
+    async def call_connector(args: dict[str, Any]) -> tuple[str, bool] | GatewayReply:
         tools = await connectors()
         tool = tools.get(str(args.get("tool")))
         if tool is None:
             return f"no connector tool {args.get('tool')!r}; tools: {', '.join(tools) or 'none'}", True
         out = await tool.execute(dict(args.get("arguments") or {}), ctx())
-        return out.text, bool(out.is_error or getattr(out, "denied", False))
+        # handed on as the server gave them: images stay images, structured content stays JSON
+        return GatewayReply(out.text, bool(out.is_error or out.denied),
+                            images=[(i.media_type, i.data) for i in out.images],
+                            structured=out.structured)
 
     name = {"name": {"type": "string", "description": "the skill's name (list_skills)"}}
     return [

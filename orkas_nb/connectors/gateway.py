@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BRIDGE", "Credential", "Gateway", "GatewayTool"]
+__all__ = ["BRIDGE", "Credential", "Gateway", "GatewayReply", "GatewayTool"]
 
 BRIDGE = Path(__file__).with_name("gateway_bridge.py")
 AUTH_TIMEOUT_S = 5.0
@@ -47,13 +47,24 @@ _ENDED_KEPT = 256  # credentials of ended runs remembered (to say "expired", not
 
 
 @dataclass(frozen=True)
+class GatewayReply:
+    """A tool's answer with more than text: images (media type, base64) and a JSON object."""
+
+    text: str
+    is_error: bool = False
+    images: list[tuple[str, str]] = field(default_factory=list)
+    structured: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class GatewayTool:
-    """One tool the gateway serves: ``handler(arguments)`` returns (text, is_error)."""
+    """One tool the gateway serves: ``handler(arguments)`` returns (text, is_error) or a
+    :class:`GatewayReply`."""
 
     name: str
     description: str
     input_schema: dict[str, Any]
-    handler: Callable[[dict[str, Any]], Awaitable[tuple[str, bool]]]
+    handler: Callable[[dict[str, Any]], Awaitable[tuple[str, bool] | GatewayReply]]
 
 
 @dataclass(frozen=True)
@@ -209,14 +220,19 @@ class Gateway:
         async def call_tool(ctx: Any, params: Any) -> Any:
             tool = run.tools.get(params.name)
             if tool is None:
-                text, bad = f"no tool {params.name!r}; tools: {', '.join(run.tools)}", True
+                reply = GatewayReply(f"no tool {params.name!r}; tools: {', '.join(run.tools)}",
+                                     True)
             else:
                 try:
-                    text, bad = await tool.handler(dict(params.arguments or {}))
+                    got = await tool.handler(dict(params.arguments or {}))
+                    reply = got if isinstance(got, GatewayReply) else GatewayReply(*got)
                 except Exception as exc:  # noqa: BLE001 - the caller gets the error, we go on
-                    text, bad = f"{type(exc).__name__}: {exc}", True
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                        is_error=bad)
+                    reply = GatewayReply(f"{type(exc).__name__}: {exc}", True)
+            content: list[Any] = [types.TextContent(type="text", text=reply.text)]
+            content += [types.ImageContent(type="image", data=data, mime_type=mime)
+                        for mime, data in reply.images]
+            return types.CallToolResult(content=content, is_error=reply.is_error,
+                                        structured_content=reply.structured)
 
         server: Any = Server(self.name, on_list_tools=list_tools, on_call_tool=call_tool)
         in_send, in_recv = anyio.create_memory_object_stream[Any](16)

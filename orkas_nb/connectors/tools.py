@@ -124,7 +124,8 @@ def to_output(result: Any) -> ToolOutput:
     text = "\n".join(texts)
     if len(text) > OUTPUT_CAP:
         text = text[:OUTPUT_CAP] + f"\n[output cut at {OUTPUT_CAP} characters of {len(text)}]"
-    return ToolOutput(text=text, images=images, is_error=bool(result.is_error), untrusted=True)
+    return ToolOutput(text=text, images=images, is_error=bool(result.is_error), untrusted=True,
+                      structured=structured if isinstance(structured, dict) else None)
 
 
 def _same_json(text: str, value: Any) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orkas_nb.connectors.gateway import Gateway, GatewayTool
+from orkas_nb.connectors.gateway import Gateway, GatewayReply, GatewayTool
 from orkas_nb.harness.approval import ApprovalRequest, Decision
 
 AGENT = Path(__file__).parents[1] / "fakes" / "external_agent.py"
@@ -27,6 +27,26 @@ async def _echo(args: dict) -> tuple[str, bool]:
 
 ECHO = GatewayTool("echo", "Echo x.", {"type": "object", "properties": {"x": {"type": "string"}}},
                    _echo)
+
+
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+async def _plot(args: dict) -> GatewayReply:
+    return GatewayReply("a plot", images=[("image/png", PIXEL)], structured={"points": 3})
+
+
+PLOT = GatewayTool("plot", "A plot.", {"type": "object", "properties": {}}, _plot)
+
+
+async def test_images_and_structured_content_reach_the_external_agent_as_such() -> None:
+    async with Gateway() as gw:
+        cred = gw.open_run("ext", [ECHO, PLOT], ttl_s=60)
+        code, out, err = await _external('call plot {}\ncall echo {"x": "hi"}', cred.env())
+        assert code == 0, err
+        assert "RESULT plot error=False: a plot" in out
+        assert "EXTRAS plot images=['image/png'] structured={\"points\": 3}" in out
+        assert "EXTRAS echo" not in out  # a text-only answer stays text only
 
 
 async def _external(task: str, env: dict[str, str], **extra: str) -> tuple[int, str, str]:
@@ -232,3 +252,15 @@ async def test_the_credential_is_in_no_file_the_run_wrote(home, ws, tmp_path) ->
     written = [p for base in (ws, home) for p in base.rglob("*") if p.is_file()]
     assert any(p.suffix == ".log" for p in written)  # the program's stderr log, among others
     assert [p for p in written if token.encode() in p.read_bytes()] == []
+
+
+def test_a_connector_result_keeps_its_structured_content_to_hand_on() -> None:
+    import mcp.types as types
+
+    from orkas_nb.connectors.tools import to_output
+
+    result = types.CallToolResult(content=[types.TextContent(type="text", text="22 C")],
+                                  structured_content={"temperature": 22})
+    out = to_output(result)
+    assert out.structured == {"temperature": 22} and "temperature" in out.text
+    assert to_output(types.CallToolResult(content=[])).structured is None

@@ -49,6 +49,10 @@ async def main() -> int:
                     result = await client.call_tool(tool, json.loads(args or "{}"))
                     text = "".join(getattr(c, "text", "") for c in result.content)
                     print(f"RESULT {tool} error={result.is_error}: {text}")
+                    images = [c.mime_type for c in result.content if c.type == "image"]
+                    structured = result.structured_content
+                    if images or structured is not None:
+                        print(f"EXTRAS {tool} images={images} structured={json.dumps(structured)}")
                 elif verb == "sleep":
                     await asyncio.sleep(float(rest))
     except BaseException as exc:  # noqa: BLE001 - the refusal is what some tests look for
