@@ -176,3 +176,22 @@ def test_with_the_extension_the_run_view_is_opened(kc: Any) -> None:
     models = [c["data"]["state"] for c in out["comm_opens"] if c["target_name"] == "jupyter.widget"]
     run_models = [s for s in models if s.get("_model_name") == "RunModel"]
     assert len(run_models) == 1 and run_models[0]["_view_module"] == "orkas-nb"
+
+
+BLOCKED = """
+import asyncio, time
+from orkas_nb.notebook.views.lab.handshake import probe_frontend, forget
+forget()
+task = asyncio.ensure_future(probe_frontend(0.5))
+await asyncio.sleep(0)  # the probe goes out
+time.sleep(1.5)  # then a blocking call (an MCP server starting) holds the loop past the timeout
+answer = await task
+print(answer.views if answer else None)
+"""
+
+
+def test_an_answer_queued_while_a_blocking_call_held_the_loop_is_still_taken(kc: Any) -> None:
+    # the first MCP run in a busy kernel answered after 2.5 s and fell back to the built-in widgets
+    out = run(kc, BLOCKED, answer=hello)
+    assert len(out["probes"]) == 1
+    assert out["stdout"].strip() == "['run', 'plan']"

@@ -110,6 +110,27 @@ def _publish_probe(kernel: Kernel, nonce: str) -> None:
     )
 
 
+async def _wait_while_free(future: asyncio.Future[FrontendHello], timeout: float,
+                           step: float = 0.05) -> FrontendHello:
+    """``future``'s result within ``timeout`` seconds of time the event loop was free.
+
+    A blocking call in the same run (an MCP server starting, a big import) can hold the loop
+    for seconds after the probe went out; the front end's answer then waits, unread, in the
+    kernel's queue. That time is not the front end's: each slice counts for at most twice its
+    length, so the answer is read once the loop is free again instead of being timed out."""
+    loop = asyncio.get_running_loop()
+    left = timeout
+    while True:
+        piece = max(0.0, min(step, left))
+        began = loop.time()
+        await asyncio.wait({future}, timeout=piece)
+        if future.done():
+            return future.result()
+        left -= min(loop.time() - began, 2 * piece)
+        if left <= 0:
+            raise asyncio.TimeoutError
+
+
 def cached_answer(kernel: Kernel | None = None) -> FrontendHello | None | bool:
     """The cached answer for the current client session, or ``False`` when not asked yet."""
     kernel = kernel if kernel is not None else _kernel()
@@ -135,7 +156,7 @@ async def probe_frontend(timeout: float | None = None, *, refresh: bool = False)
     try:
         sent = time.perf_counter()
         _publish_probe(kernel, nonce)
-        answer: FrontendHello | None = await asyncio.wait_for(future, timeout)
+        answer: FrontendHello | None = await _wait_while_free(future, timeout)
         _registry.round_trips.append(time.perf_counter() - sent)
     except asyncio.TimeoutError:
         answer = None
