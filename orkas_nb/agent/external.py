@@ -8,9 +8,10 @@ name and that exact launch. A run then:
 
 1. opens a :class:`~orkas_nb.connectors.gateway.Gateway` with a one-time credential;
 2. starts the program in the workspace, in its own process group, with an environment free of
-   the kernel's keys plus ``ORKAS_GATEWAY_*`` (the socket, the credential, an ``mcpServers``
-   file naming the stdio bridge); the task goes on its stdin, or in place of ``{task}`` in its
-   arguments;
+   the kernel's keys, plus the variables its definition names in ``env`` (taken from the
+   kernel's environment; the names are part of what the user approved), plus
+   ``ORKAS_GATEWAY_*`` (the socket, the credential, an ``mcpServers`` file naming the stdio
+   bridge); the task goes on its stdin, or in place of ``{task}`` in its arguments;
 3. streams its stdout as the member's answer (stderr goes to ``.orkas/logs/``), stops it on the
    group stop, and destroys the credential when it ends.
 
@@ -82,8 +83,10 @@ class ExternalMember:
         from ..connectors.config import ServerConfig
 
         argv = self.definition.command or ()
+        # the variable names are part of the launch: naming another one asks the user again
         return ServerConfig(name=f"external-agent:{self.name}", command=argv[0],
-                            args=list(argv[1:]), cwd=str(self.workspace))
+                            args=list(argv[1:]), cwd=str(self.workspace),
+                            env={n: "(from the kernel)" for n in self.definition.env})
 
     def approver(self) -> Any:
         parts = self.parent._parts
@@ -190,6 +193,7 @@ class ExternalMember:
         if by_arg:
             argv = [argv[0], *(a.replace("{task}", task) for a in argv[1:])]
         env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
+        env.update({k: os.environ[k] for k in self.definition.env if k in os.environ})
         env.update(gateway_env)
         log = self._log_path()
         log.parent.mkdir(parents=True, exist_ok=True)

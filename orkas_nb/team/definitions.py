@@ -7,6 +7,8 @@ routes on), ``model``, ``tools`` (an allow list; default: the read-only workspac
 program instead (``command``: a list, or a string split as a shell would, without running one):
 ``dispatch_to`` launches it with the task, and it calls back into the workspace through the
 reverse gateway (:mod:`orkas_nb.agent.external`); the user approves the exact command first.
+Such a program gets an environment without the kernel's keys; ``env`` lists the names of the
+variables it is given anyway (their values come from the kernel's environment, never the file).
 
 :func:`load_agent_definitions` reads both folders and never raises on a bad file: each mistake
 becomes one :class:`~.front_matter.Problem` line naming the file and the field (bad YAML, an
@@ -39,7 +41,8 @@ DEFAULT_AGENT_TOOLS: tuple[str, ...] = ("read_file", "stat_file", "search_files"
 RESERVED_NAMES = frozenset({"user", "commander"})
 # Agents are @-mentioned and become bus members and tool arguments: keep names plain.
 AGENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-FIELDS = ("name", "description", "model", "tools", "skills", "max_steps", "command")
+FIELDS = ("name", "description", "model", "tools", "skills", "max_steps", "command", "env")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 Scope = Literal["project", "user"]
 ModelCheck = Callable[[str], Any]
@@ -62,6 +65,8 @@ class AgentDefinition(BaseModel):
     # An external agent: the program (and its arguments) dispatch_to launches; None: an agent
     # run by this harness.
     command: tuple[str, ...] | None = None
+    # An external agent's chosen variables: names only; the values are the kernel's own.
+    env: tuple[str, ...] = ()
 
 
 def check_agent_name(name: object) -> str | None:
@@ -171,6 +176,8 @@ def _load_one(path: Path, scope: Scope, known_tools: Collection[str], check_mode
         ok = False
     command = _command(fields.get("command"), problem)
     ok &= command is not False
+    env = _env_names(fields.get("env", ()), command, problem)
+    ok &= env is not None
     if not body and command is None:
         problem("body", "empty: the body is the agent's system prompt", "warning")
     if not ok:
@@ -178,7 +185,7 @@ def _load_one(path: Path, scope: Scope, known_tools: Collection[str], check_mode
     return AgentDefinition(name=name, description=description.strip(), system_prompt=body,  # type: ignore[union-attr]
                            model=model, tools=tuple(tools or ()), skills=tuple(skills or ()),
                            max_steps=max_steps, path=path, scope=scope,
-                           command=command or None)
+                           command=command or None, env=tuple(env or ()))
 
 
 def _command(value: object, problem: Callable[..., None]) -> tuple[str, ...] | None | bool:
@@ -214,6 +221,25 @@ def _check_model(model: object, check: ModelCheck | None,
         problem("model", f"unknown model {model!r}")
         return False
     return True
+
+
+def _env_names(value: object, command: object,
+               problem: Callable[..., None]) -> list[str] | None:
+    """The ``env`` field: variable names passed to an external agent; None when unusable."""
+    names = _names(value, "env", problem)
+    if names is None:
+        return None
+    bad = [n for n in names if not ENV_NAME.fullmatch(n) or n.upper().startswith("ORKAS_GATEWAY")]
+    for n in bad:
+        problem("env", f"{n!r} is not a variable name it may be given (letters, digits, '_'; "
+                       "not ORKAS_GATEWAY_*, which the gateway sets)")
+    if bad:
+        return None
+    if names and not command:
+        problem("env", "only an external agent (one with `command`) is given variables; ignored",
+                "warning")
+        return []
+    return names
 
 
 def _names(value: object, field: str, problem: Callable[..., None]) -> list[str] | None:

@@ -130,7 +130,7 @@ def test_no_network_port_is_opened() -> None:
 SKILL = "---\nname: tally\ndescription: Counts things.\n---\nRun `cat $SKILL_DIR/data.txt`.\n"
 
 
-def _team(ws: Path, approver, command: list[str], durable: bool = False):
+def _team(ws: Path, approver, command: list[str], durable: bool = False, env: str = ""):
     from orkas_nb import Agent
     from orkas_nb.agent.team import build_team
     from orkas_nb.testing import ScriptedModel
@@ -138,7 +138,8 @@ def _team(ws: Path, approver, command: list[str], durable: bool = False):
     agents = ws / ".orkas" / "agents"
     agents.mkdir(parents=True, exist_ok=True)
     (agents / "ext.md").write_text("---\nname: ext\ndescription: An outside agent.\ncommand: "
-                                   + json.dumps(command) + "\n---\n")
+                                   + json.dumps(command) + (f"\nenv: {env}" if env else "")
+                                   + "\n---\n")
     skill = ws / ".orkas" / "skills" / "tally"
     skill.mkdir(parents=True, exist_ok=True)
     (skill / "SKILL.md").write_text(SKILL)
@@ -172,6 +173,29 @@ async def test_an_external_agent_is_approved_once_then_calls_back(home, ws) -> N
     assert len(consent) == 1 and str(AGENT) in consent[0].subject
     assert (await team.dispatch("ext", "list")).status == "done"
     assert len([r for r in asked if r.category == "external_agent"]) == 1  # remembered
+    team.close()
+
+
+async def test_an_external_agent_gets_the_variables_it_names_and_no_other_key(
+        home, ws, monkeypatch) -> None:
+    monkeypatch.setenv("HF_TOKEN", "hf-chosen-123")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-kernel-456")
+    asked: list[ApprovalRequest] = []
+
+    def approver(request: ApprovalRequest) -> Decision:
+        asked.append(request)
+        return Decision.ONCE
+
+    show = ["sh", "-c", 'echo "hf=${HF_TOKEN:-none} openai=${OPENAI_API_KEY:-none}"']
+    team = _team(ws, approver, show, env="[HF_TOKEN]")
+    outcome = await team.dispatch("ext", "go")
+    assert "hf=hf-chosen-123 openai=none" in outcome.summary
+    assert "environment: HF_TOKEN" in asked[-1].subject  # the names are what the user approved
+    team.close()
+    team = _team(ws, approver, show, env="[HF_TOKEN, OPENAI_API_KEY]")  # another name: ask again
+    outcome = await team.dispatch("ext", "go")
+    assert "openai=sk-kernel-456" in outcome.summary
+    assert len([r for r in asked if r.category == "external_agent"]) == 2
     team.close()
 
 

@@ -245,3 +245,21 @@ def test_a_bad_command_is_one_problem_line(dirs, value) -> None:
     write(project, "outside", f"---\nname: outside\ndescription: x\ncommand: {value}\n---\nbody\n")
     found, problems = load(ws, user)
     assert found == [] and [p.field for p in problems] == ["command"]
+
+
+def test_an_external_agent_names_the_variables_it_is_given(dirs) -> None:
+    ws, user, project, _ = dirs
+    write(project, "outside", "---\nname: outside\ndescription: x\ncommand: my-agent\n"
+                              "env: [HF_TOKEN, DATA_DIR]\n---\n")
+    write(project, "inside", "---\nname: inside\ndescription: x\nenv: [HF_TOKEN]\n---\nbody\n")
+    found, problems = load(ws, user)
+    assert {d.name: d.env for d in found} == {"outside": ("HF_TOKEN", "DATA_DIR"), "inside": ()}
+    assert [(p.field, p.level) for p in problems] == [("env", "warning")]  # inside: no command
+
+
+@pytest.mark.parametrize("value", ['["bad-name"]', '["ORKAS_GATEWAY_TOKEN"]', "{a: b}", "[1]"])
+def test_a_bad_env_entry_is_one_problem_line(dirs, value) -> None:
+    ws, user, project, _ = dirs
+    write(project, "outside", f"---\nname: outside\ndescription: x\ncommand: a\nenv: {value}\n---\n")
+    found, problems = load(ws, user)
+    assert found == [] and [p.field for p in problems] == ["env"]
