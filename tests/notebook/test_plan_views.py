@@ -255,3 +255,43 @@ def test_a_form_without_fields_is_an_approval() -> None:
     buttons["Approve"].click()
     assert ex.calls == [("approve", 3, {})]
     assert "? Publish the draft? (approve)" in plan_text(picture(data))
+
+
+class _Team:
+    def __init__(self) -> None:
+        self.listeners: list[Any] = []
+
+    def subscribe(self, listener: Any) -> Any:
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener)
+
+    def emit(self, event: Any) -> None:
+        for listener in list(self.listeners):
+            listener(event)
+
+
+def test_a_cells_run_view_gets_the_member_runs_of_the_other_cells_teams() -> None:
+    from orkas_nb.core.events import MemberEvent, TextDelta
+    from orkas_nb.notebook.cell.plan_cell import step_events
+
+    ex = ScriptedExecutor(diamond())
+    first, second = _Team(), _Team()
+    events = step_events(ex)
+    assert step_events(ex) is events  # one per executor: it lasts with the conversation
+    events.watch(first)
+    events.watch(first)  # a team is watched once
+    events.watch(second)
+    drawn: list[Any] = []
+    stop = events.listen(drawn.append, second)
+    older = MemberEvent(member="researcher", task_id="t1", event=TextDelta(text="counting"))
+    own = MemberEvent(member="writer", task_id="t2", event=TextDelta(text="writing"))
+    first.emit(older)  # a step the first cell's team still runs
+    second.emit(own)  # this cell's own team: drawn by the cell itself
+    first.emit(TextDelta(text="an older commander turn"))  # would read as this cell's commander
+    assert drawn == [older]
+    events.listen(lambda e: 1 / 0, second)  # a broken view does not break the member's run
+    first.emit(older)
+    assert len(drawn) == 2
+    stop()
+    first.emit(older)
+    assert len(drawn) == 2

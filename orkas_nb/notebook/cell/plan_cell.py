@@ -23,6 +23,7 @@ end without widgets): the same executor calls, the same refusals.
 
 from __future__ import annotations
 
+import logging
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..state import NotebookState
     from ..views.plan_display import PlanDisplay
+
+log = logging.getLogger(__name__)
 
 PLAN_NUDGE = ("(Plan this before doing it: write the plan with write_plan, with a step for each "
               "piece of work and who does it, then end your turn; the plan then runs.)")
@@ -47,8 +50,10 @@ class StepEvents:
     A step runs on the team that started it, which may be an earlier cell's (a step still in
     flight when the next cell starts, or one a view's control resumed after its cell
     returned), and that team's events reach only its own listeners. Every cell's team is
-    watched here; a cell's run view listens while it runs and gets the events of the other
-    teams (its own team's it draws itself).
+    watched here; a cell's run view listens while it runs and gets the member runs of the
+    other teams, each in its own lane (its own team's it draws itself). An older team's
+    commander turn (a commander step) is not forwarded: its text would read as this cell's
+    commander's; the plan view shows that step's state.
     """
 
     def __init__(self) -> None:
@@ -67,9 +72,16 @@ class StepEvents:
         return lambda: self._listeners.remove(entry) if entry in self._listeners else None
 
     def _emit(self, source: int, event: Any) -> None:
+        from ...core.events import MemberEvent
+
+        if not isinstance(event, MemberEvent):
+            return
         for own, render in list(self._listeners):
             if own != source:
-                render(event)
+                try:
+                    render(event)
+                except Exception:  # noqa: BLE001 - a view must never break the member's run
+                    log.exception("orkas_nb: a run view failed to draw a plan step's event")
 
 
 _EVENTS: weakref.WeakKeyDictionary[Any, StepEvents] = weakref.WeakKeyDictionary()
