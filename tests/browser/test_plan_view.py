@@ -137,3 +137,62 @@ def test_plan_view_is_live_and_its_controls_drive_the_executor(nb: NotebookPage,
         assert len(plans) == 1 and not any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
                                            for o in outputs)
         nb.assert_no_console_errors()
+
+
+class FailsOnce:
+    """A two-step plan whose writer step fails once (not transient); the commander leaves it,
+    so the plan ends failed in its cell."""
+
+    def __init__(self) -> None:
+        self.asked: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, payload: dict[str, Any]) -> Reply | Fault:
+        member = who(system_of(payload))
+        with self.lock:
+            n = self.asked[member] = self.asked.get(member, 0) + 1
+        if member == "commander":
+            if n == 1:
+                return Reply(tool_calls=[ToolCall("write_plan", json.dumps({"title": "Survey", "steps": [
+                    {"title": "Count the answers", "assignee": "researcher", "wait_for": []},
+                    {"title": "Write the summary", "assignee": "writer"}]}))])
+            return Reply(text="Planned." if n == 2 else "I leave step 2 to the user.")
+        time.sleep(STEP_S)
+        if member == "researcher":
+            return Reply(text="44 answers.")
+        return Fault.status(404) if n == 1 else Reply(text="Summary: fix support first.")
+
+
+def test_an_earlier_cells_plan_view_follows_a_retry_from_a_later_cell(nb: NotebookPage) -> None:
+    """The plan fails in its cell (a static picture); a retry from the next cell brings the
+    first cell's live view back, with the step in progress, then the final picture, which is
+    what the saved notebook keeps."""
+    members = FailsOnce()
+    with ModelServer(members) as server:
+        name = f"retry-{time.monotonic_ns()}"  # a rerun starts a new conversation
+        folder = nb.lab.root / name
+        folder.mkdir()
+        write_agents(folder, researcher="Finds facts in the files.", writer="Writes short notes.")
+        nb.open(f"{name}/survey.ipynb", [PLAN_SETUP.format(url=server.openai_url), PLAN_CELL,
+                                       "%agent plan retry 2"])
+        nb.run_cell(0)
+        nb.wait_cell_done(0)
+        nb.run_cell(1)
+        nb.wait_cell_done(1, timeout=90_000)
+        snapshot = nb.output(1).locator(".orkas-plan-snapshot")
+        snapshot.wait_for(timeout=60_000)
+        assert snapshot.get_attribute("data-state") == "failed"
+        nb.run_cell(2)
+        live = nb.output(1).locator(".orkas-plan")
+        live.locator(".orkas-step[data-step='2'][data-status='in_progress']").wait_for(timeout=30_000)
+        done = nb.output(1).locator(".orkas-plan-snapshot[data-state='done']")
+        done.wait_for(timeout=60_000)
+        assert done.locator(".orkas-step[data-status='done']").count() == 2
+        assert members.asked == {"commander": 3, "researcher": 1, "writer": 2}
+        nb.save()
+        outputs = nb.saved(f"{name}/survey.ipynb")["cells"][1]["outputs"]
+        plans = [o["data"]["application/vnd.orkas.plan+json"] for o in outputs
+                 if "application/vnd.orkas.plan+json" in o.get("data", {})]
+        assert [p["state"] for p in plans] == ["done"]
+        assert not any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+        nb.assert_no_console_errors()

@@ -174,6 +174,7 @@ def test_an_ended_plan_leaves_a_static_picture_and_lets_go(kind: str) -> None:
     slot = _Slot()
     shown = PlanDisplay(PlanControl(ex), slot, kind)  # type: ignore[arg-type]
     assert slot.shown and "Diamond" in slot.shown[-1]["text/plain"]
+    widget = shown.widget
     for i in range(1, 6):
         ex.set(i, status="done", output_summary=f"out {i}")
     ex.set_state("done")
@@ -181,9 +182,52 @@ def test_an_ended_plan_leaves_a_static_picture_and_lets_go(kind: str) -> None:
     assert final[PLAN_MIME]["state"] == "done"
     assert [s["status"] for s in final[PLAN_MIME]["steps"]] == ["done"] * 5
     assert final["text/plain"] == plan_text(picture(ex.snapshot()))
-    assert ex.listeners == []  # unsubscribed: nothing redraws a finished picture
-    if shown.widget is not None:
-        assert shown.widget.comm is None  # closed: the saved notebook needs no widget state
+    if widget is not None:
+        assert widget.comm is None and shown.widget is None  # the saved notebook needs no widget state
+    # another plan in the conversation: this output keeps its own plan's picture and lets go
+    ex.plan = {**diamond(), "id": "p2", "title": "Next"}
+    ex.set_state("running")
+    assert slot.finals == [final] and ex.listeners == []
+
+
+@pytest.mark.parametrize("kind", ["lab", "widgets", "text"])
+def test_an_ended_plan_that_moves_again_is_followed_to_its_new_end(kind: str) -> None:
+    """A failed plan retried (from any cell or view) is live again in every output that showed
+    it, and its picture becomes the new final one: what a saved notebook keeps is the end."""
+    ex = ScriptedExecutor(diamond())
+    slot = _Slot()
+    shown = PlanDisplay(PlanControl(ex), slot, kind)  # type: ignore[arg-type]
+    for i in (1, 2, 3, 4):
+        ex.set(i, status="done")
+    ex.plan["state"] = "failed"
+    ex.set(5, status="failed", failure_reason="the site is down")
+    assert [f[PLAN_MIME]["state"] for f in slot.finals] == ["failed"]
+    live_before = len(slot.shown)
+    ex.plan["state"] = "running"  # retried: the executor changes both at once
+    ex.set(5, status="in_progress", failure_reason="")
+    assert shown.final is None
+    assert len(slot.shown) > live_before  # the live view is back in the slot
+    if kind == "text":
+        assert "[in progress] Publish" in slot.shown[-1]["text/plain"]
+    else:
+        assert shown.widget is not None and shown.widget.comm is not None
+        assert "[in progress] Publish" in shown.widget._repr_mimebundle_()["text/plain"]
+        if kind == "lab":
+            assert shown.widget.plan["steps"][4]["status"] == "in_progress"
+    ex.plan["state"] = "done"
+    ex.set(5, status="done", output_summary="published")
+    assert [f[PLAN_MIME]["state"] for f in slot.finals] == ["failed", "done"]
+    assert slot.finals[-1][PLAN_MIME]["steps"][4]["output_summary"] == "published"
+    assert shown.widget is None
+
+
+def test_a_steps_form_is_the_team_models_own() -> None:
+    from orkas_nb.team.plan import FormField, StepForm
+
+    form = picture(diamond()).step(3).form
+    assert type(form) is StepForm and type(form.fields[0]) is FormField
+    with pytest.raises(ValueError, match="fields"):  # the team's rules, not a looser copy
+        picture({"steps": [{"index": 1, "title": "a", "form": {"prompt": "?", "fields": [{"name": "bad name"}]}}]})
 
 
 def test_the_text_rendering_says_what_the_user_must_do() -> None:
@@ -211,3 +255,43 @@ def test_a_form_without_fields_is_an_approval() -> None:
     buttons["Approve"].click()
     assert ex.calls == [("approve", 3, {})]
     assert "? Publish the draft? (approve)" in plan_text(picture(data))
+
+
+class _Team:
+    def __init__(self) -> None:
+        self.listeners: list[Any] = []
+
+    def subscribe(self, listener: Any) -> Any:
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener)
+
+    def emit(self, event: Any) -> None:
+        for listener in list(self.listeners):
+            listener(event)
+
+
+def test_a_cells_run_view_gets_the_member_runs_of_the_other_cells_teams() -> None:
+    from orkas_nb.core.events import MemberEvent, TextDelta
+    from orkas_nb.notebook.cell.plan_cell import step_events
+
+    ex = ScriptedExecutor(diamond())
+    first, second = _Team(), _Team()
+    events = step_events(ex)
+    assert step_events(ex) is events  # one per executor: it lasts with the conversation
+    events.watch(first)
+    events.watch(first)  # a team is watched once
+    events.watch(second)
+    drawn: list[Any] = []
+    stop = events.listen(drawn.append, second)
+    older = MemberEvent(member="researcher", task_id="t1", event=TextDelta(text="counting"))
+    own = MemberEvent(member="writer", task_id="t2", event=TextDelta(text="writing"))
+    first.emit(older)  # a step the first cell's team still runs
+    second.emit(own)  # this cell's own team: drawn by the cell itself
+    first.emit(TextDelta(text="an older commander turn"))  # would read as this cell's commander
+    assert drawn == [older]
+    events.listen(lambda e: 1 / 0, second)  # a broken view does not break the member's run
+    first.emit(older)
+    assert len(drawn) == 2
+    stop()
+    first.emit(older)
+    assert len(drawn) == 2

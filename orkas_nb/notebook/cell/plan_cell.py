@@ -11,7 +11,9 @@ as "stopped", the plan pauses).
 
 The team is rebuilt per cell over the conversation's kept state, which keeps the plan's
 executor (``TeamState.plan``): each new team is re-attached to it, so the views already in the
-notebook keep working, and a plan that a click resumed runs on while the next cell starts.
+notebook keep working, and a plan that a click resumed runs on while the next cell starts. That
+cell shows the running plan at once, and its run view draws the steps still running on an
+earlier cell's team (:class:`StepEvents`) as well as those its own team runs.
 
 ``%agent plan`` shows the session's current plan: live when this kernel runs its executor, else
 a static picture read from the conversation's file. ``%agent plan answer N name=value …``,
@@ -21,11 +23,16 @@ end without widgets): the same executor calls, the same refusals.
 
 from __future__ import annotations
 
+import logging
+import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..state import NotebookState
     from ..views.plan_display import PlanDisplay
+
+log = logging.getLogger(__name__)
 
 PLAN_NUDGE = ("(Plan this before doing it: write the plan with write_plan, with a step for each "
               "piece of work and who does it, then end your turn; the plan then runs.)")
@@ -35,6 +42,57 @@ def executor_of(team: Any) -> Any | None:
     """The team's plan executor (``team.plan``), or None (no team, or a team without plans)."""
     executor = getattr(team, "plan", None) if team is not None else None
     return executor if callable(getattr(executor, "subscribe", None)) else None
+
+
+class StepEvents:
+    """The run events of one conversation's plan steps, whichever cell's team runs them.
+
+    A step runs on the team that started it, which may be an earlier cell's (a step still in
+    flight when the next cell starts, or one a view's control resumed after its cell
+    returned), and that team's events reach only its own listeners. Every cell's team is
+    watched here; a cell's run view listens while it runs and gets the member runs of the
+    other teams, each in its own lane (its own team's it draws itself). An older team's
+    commander turn (a commander step) is not forwarded: its text would read as this cell's
+    commander's; the plan view shows that step's state.
+    """
+
+    def __init__(self) -> None:
+        self._watched: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._listeners: list[tuple[int, Callable[[Any], None]]] = []
+
+    def watch(self, team: Any) -> None:
+        if team not in self._watched:
+            self._watched.add(team)
+            source = id(team)  # alive while subscribed: its listener dies with it
+            team.subscribe(lambda event: self._emit(source, event))
+
+    def listen(self, render: Callable[[Any], None], own: Any) -> Callable[[], None]:
+        entry = (id(own), render)
+        self._listeners.append(entry)
+        return lambda: self._listeners.remove(entry) if entry in self._listeners else None
+
+    def _emit(self, source: int, event: Any) -> None:
+        from ...core.events import MemberEvent
+
+        if not isinstance(event, MemberEvent):
+            return
+        for own, render in list(self._listeners):
+            if own != source:
+                try:
+                    render(event)
+                except Exception:  # noqa: BLE001 - a view must never break the member's run
+                    log.exception("orkas_nb: a run view failed to draw a plan step's event")
+
+
+_EVENTS: weakref.WeakKeyDictionary[Any, StepEvents] = weakref.WeakKeyDictionary()
+
+
+def step_events(executor: Any) -> StepEvents:
+    """The :class:`StepEvents` of ``executor``'s conversation (one per executor, as it lasts)."""
+    events = _EVENTS.get(executor)
+    if events is None:
+        events = _EVENTS[executor] = StepEvents()
+    return events
 
 
 def _plan_id(executor: Any) -> str | None:
@@ -56,10 +114,16 @@ class CellPlan:
         self.display: PlanDisplay | None = None
         self._before = _plan_id(executor)
         self._unsubscribe = executor.subscribe(self._changed)
+        self._unlisten: Callable[[], None] | None = None
 
-    async def start(self) -> None:
-        """With ``--plan``: ask the front end which views it draws, then show the plan view."""
-        if not self.forced:
+    async def start(self, render: Callable[[Any], None] | None = None, team: Any = None) -> None:
+        """Before the turn: the run view (``render``) draws the plan steps other cells' teams
+        still run; with ``--plan``, or while the plan runs, the front end is asked which views
+        it draws and the plan view is shown."""
+        if render is not None and team is not None:
+            self._follow(render, team)
+        plan = self.executor.plan
+        if not (self.forced or (plan is not None and plan.state == "running")):
             return
         from ..views.lab.handshake import probe_frontend
 
@@ -86,6 +150,7 @@ class CellPlan:
         if plan is None or plan.finished:
             return
         self.show()
+        self._follow(render, team)
         unsubscribe = team.subscribe(render)
         try:
             await self.executor.run()
@@ -96,8 +161,17 @@ class CellPlan:
         if self.executor.plan is not None:
             self.executor.stop(reason)
 
+    def _follow(self, render: Callable[[Any], None], team: Any) -> None:
+        if self._unlisten is None:
+            events = step_events(self.executor)
+            events.watch(team)
+            self._unlisten = events.listen(render, team)
+
     def close(self) -> None:
         self._unsubscribe()
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
 
 
 PLAN_USAGE = ("%agent plan [SESSION] | plan answer N NAME=VALUE … | plan retry N | plan skip N | "
@@ -182,4 +256,4 @@ def _saved_plan(state: NotebookState, name: str) -> Any | None:
         store.close()
 
 
-__all__ = ["PLAN_NUDGE", "CellPlan", "executor_of", "plan_command"]
+__all__ = ["PLAN_NUDGE", "CellPlan", "StepEvents", "executor_of", "plan_command", "step_events"]

@@ -54,7 +54,7 @@ async def drive(p: Prepared) -> RunResult | None:
         unsubscribe = p.abort.subscribe(lambda: _stop_team(p))
     try:
         if p.plan is not None:
-            await p.plan.start()
+            await p.plan.start(p.renderer.render, p.team)
         async for event in events:
             p.renderer.render(event)
             if isinstance(event, Done):

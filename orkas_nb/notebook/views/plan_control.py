@@ -76,6 +76,11 @@ class PlanControl:
         self._views.append(view)
         view(self.current)
 
+    def remove_view(self, view: Callable[[PlanPicture], None]) -> None:
+        """Stop redrawing ``view`` (a closed widget); the others stay."""
+        if view in self._views:
+            self._views.remove(view)
+
     def _changed(self, *args: Any, **_kwargs: Any) -> None:
         # The listener may get the new plan or nothing: a plan-like argument is used, else the
         # executor is asked for a snapshot.

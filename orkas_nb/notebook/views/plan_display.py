@@ -3,10 +3,15 @@
 :func:`show_plan` picks the view the front end can draw: the labextension's plan view when the
 handshake said so (a layered DAG with status colours and assignee badges), the built-in
 widgets otherwise, plain text without a kernel. The view lives in one display slot, updated as
-the executor reports changes (a click on an idle kernel still redraws it: display ids route).
+the executor reports changes, whichever cell, click or task changed it: a display id update
+and a widget's state both reach the front end through iopub at any time, so the output of a
+cell that returned long ago follows the plan too (while the kernel lives).
 When the plan ends (done, failed or aborted), the slot is replaced by :func:`plan_bundle` and
 the widget closed, so the saved notebook keeps a picture that renders with no kernel and no
-widget state.
+widget state. The output goes on following its plan: if it moves again (a failed step retried,
+a finished plan revised, from any cell or view), the live view comes back and the picture is
+replaced by the new final one when it ends again. Only when the conversation writes another
+plan does an ended output let go, keeping the picture of the plan it showed.
 """
 
 from __future__ import annotations
@@ -43,31 +48,49 @@ class PlanDisplay:
         self.control = control
         self.slot = slot
         self.kind = kind
-        self.widget: Any = None
-        self.final: PlanPicture | None = None
-        if kind == "lab":
-            from .lab.plan_view import PlanWidget
-
-            self.widget = PlanWidget(control)
-        elif kind == "widgets":
-            from .plan_widgets import PlanBox
-
-            self.widget = PlanBox(control)
-        if self.widget is not None:
-            slot.update(self.widget._repr_mimebundle_())
+        self.widget: Any = None  # the live widget (None: text, or the static picture is shown)
+        self.final: PlanPicture | None = None  # the static picture in the slot (None: live)
+        self.plan_id: str | None = None  # the plan this output follows
+        self._open()
         control.add_view(self._draw)
 
+    def _open(self) -> None:
+        """Put the live view in the slot (the text kind's is written by :meth:`_draw`)."""
+        if self.kind == "lab":
+            from .lab.plan_view import PlanWidget
+
+            self.widget = PlanWidget(self.control)
+        elif self.kind == "widgets":
+            from .plan_widgets import PlanBox
+
+            self.widget = PlanBox(self.control)
+        if self.widget is not None:
+            self.slot.update(self.widget._repr_mimebundle_())
+
+    def _close_widget(self) -> None:
+        if self.widget is not None:
+            self.control.remove_view(self.widget.draw)
+            self.widget.close()
+            self.widget = None
+
     def _draw(self, p: PlanPicture) -> None:
-        if self.final is not None:
-            return
+        if p.steps and p.id != self.plan_id:
+            if self.final is not None and self.plan_id is not None:
+                self.control.close()  # another plan: this output keeps its own plan's picture
+                return
+            self.plan_id = p.id
         if p.state in TERMINAL and p.steps:
-            self.final = p
-            self.slot.final(plan_bundle(p))
-            if self.widget is not None:
-                self.widget.close()
-            self.control.close()
+            if p != self.final:
+                self.final = p
+                self.slot.final(plan_bundle(p))
+            self._close_widget()
             return
-        if self.widget is None:
+        if self.final is not None:
+            if not p.steps:
+                return
+            self.final = None  # the ended plan moves again (a retry, a revision): live again
+            self._open()
+        if self.kind == "text":
             self.slot.update({"text/plain": plan_text(p)})
 
     @property

@@ -5,7 +5,8 @@ The plan executor (``orkas_nb.team``) owns the plan; a view only reads snapshots
 built-in widgets fallback, the text rendering and the static output a saved notebook keeps):
 indexes are 1-based as the seed has them, ``wait_for`` is resolved (absent in the plan means
 the previous step, ``[]`` none), and the plan's state is the executor's when it says one, else
-read off the steps (pending steps with nothing ready or running: paused).
+read off the steps (pending steps with nothing ready or running: paused). A step's form, its
+statuses and the plan's states are the team's own (:mod:`orkas_nb.team.plan`), not copies.
 
 :func:`plan_bundle` is the static output: a JSON MIME bundle the labextension draws as the same
 graph, with a text rendering beside it, so a saved notebook reads without a kernel.
@@ -13,37 +14,19 @@ graph, with a text rendering beside it, so a saved notebook reads without a kern
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+# The plan's own vocabulary (the notebook layer reads the team's model, never a copy of it).
+from ...team.plan import OnFailure, PlanState, StepForm, StepStatus
 
 PLAN_MIME = "application/vnd.orkas.plan+json"
 PLAN_SCHEMA_VERSION = 1
 
-StepStatus = Literal["pending", "in_progress", "done", "failed", "skipped", "blocked"]
-PlanState = Literal["running", "paused", "done", "failed", "aborted"]
 FINISHED = ("done", "skipped")
 STATUS_WORDS = {"pending": "pending", "in_progress": "in progress", "done": "done",
                 "failed": "failed", "skipped": "skipped", "blocked": "needs you"}
-
-
-class FieldPicture(BaseModel):
-    """One input of a blocked step's form."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    name: str
-    label: str = ""
-    kind: Literal["text", "choice", "bool"] = "text"
-    choices: list[str] = Field(default_factory=list)
-    required: bool = True
-
-
-class FormPicture(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    prompt: str = ""
-    fields: list[FieldPicture] = Field(default_factory=list)
 
 
 class StepPicture(BaseModel):
@@ -54,13 +37,13 @@ class StepPicture(BaseModel):
     assignee: str = "commander"
     input: str = ""
     wait_for: list[int] = Field(default_factory=list)  # resolved by picture()
-    on_failure: str = "ask_commander"
+    on_failure: OnFailure = "ask_commander"
     status: StepStatus = "pending"
     output_summary: str = ""
     output_files: list[str] = Field(default_factory=list)
     failure_reason: str = ""
     attempts: int = 0
-    form: FormPicture | None = None  # what a blocked step (or a user step) asks
+    form: StepForm | None = None  # what a blocked step (or a user step) asks
 
 
 class PlanPicture(BaseModel):
@@ -182,8 +165,6 @@ def plan_bundle(p: PlanPicture) -> dict[str, Any]:
 
 __all__ = [
     "PLAN_MIME",
-    "FieldPicture",
-    "FormPicture",
     "PlanPicture",
     "PlanState",
     "StepPicture",
