@@ -51,6 +51,10 @@ REQUIRED = {
 # 58 more languages in five script families (more-*.jsonl), added to measure what the fit does
 # on languages and scripts it had no category for; bounded per language below.
 MORE = {"more-latin", "more-cyrillic", "more-indic", "more-arabic", "more-other"}
+# Languages from CLDR (build_unseen.py): Latin languages o200k knows little of and scripts
+# outside the fitted blocks (fitted on their tune split), and blind languages chosen before
+# any measure, every text held out.
+UNSEEN = {"unseen-latin", "unseen-script", "blind"}
 # The worst mean under-estimate of one added language on its held-out texts. Every script but
 # Latin is held to the general bound; Latin languages whose words o200k knows little of (Xhosa,
 # Zulu, Welsh, Irish) are under-estimated by up to a third, which no letter count here tells.
@@ -64,9 +68,9 @@ def held_out() -> list:
 
 def test_every_category_is_within_ten_percent_of_o200k_on_texts_never_fitted_on(held_out: list) -> None:
     print("\n" + markdown(held_out))
-    assert {r.category for r in held_out} == REQUIRED | MORE
+    assert {r.category for r in held_out} == REQUIRED | MORE | UNSEEN
     for r in held_out:
-        if r.category in MORE:
+        if r.category in MORE | UNSEEN:
             continue
         assert r.samples >= 7, f"{r.category}: too few held-out texts to measure"
         assert r.mae_o200k <= BOUND, f"{r.category}: mean error {r.mae_o200k:.1%} > {BOUND:.0%}"
@@ -78,7 +82,7 @@ def test_errors_lean_to_over_estimating(held_out: list) -> None:
     signed = [r.signed_o200k for r in held_out]
     assert sum(signed) / len(signed) > 0
     for r in held_out:
-        if r.category in MORE:
+        if r.category in MORE | UNSEEN:
             continue
         assert r.signed_o200k > -0.05, f"{r.category} under-estimated by {-r.signed_o200k:.1%} on average"
 
