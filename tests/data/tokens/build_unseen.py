@@ -5,7 +5,8 @@
 Source: the CLDR locale data Babel ships in its wheel (``babel/locale-data/<locale>.dat``,
 Unicode License v3; Babel itself is BSD-3-Clause): for each locale, the names it gives
 languages, territories, scripts, currencies, units and time zones, in its own language and
-script, one name a line (names equal to the English one, inherited or borrowed, are dropped).
+script, one name a line (names equal to the English one or to CLDR's root fallback, borrowed or inherited, are
+dropped).
 Each section is a work: ``cldr:<section>`` is split by the corpus rule
 (``build_corpus.group_split``), so a held-out section is held out in every language.
 
@@ -57,11 +58,12 @@ def records(locale_id: str, category: str, blind: bool) -> list[dict]:
     import babel
     from babel import Locale
 
-    locale, english = Locale.parse(locale_id), Locale.parse("en")
+    locale = Locale.parse(locale_id)
+    inherited = [Locale.parse("en"), Locale("root")]  # borrowed names, and CLDR's fallbacks
     source = Path(babel.__file__).parent / "locale-data" / f"{locale_id}.dat"
     out = []
     for section in SECTIONS:
-        seen = set(names(english, section))
+        seen = {n for other in inherited for n in names(other, section)}
         lines = list(dict.fromkeys(n for n in names(locale, section) if n not in seen))
         group = ("blind:" if blind else "") + f"cldr:{section}"
         for i, text in enumerate(chunks("\n".join(lines), per_source=PER_SECTION, sep="\n")):
