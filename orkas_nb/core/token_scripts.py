@@ -1,11 +1,13 @@
 """The token estimator's split of U+0800-U+1FFF (UTF-8 lead byte E0 or E1) by script, for
-``token_features``: Devanagari, Tamil, Thai, Georgian, Ethiopic ... each get their own weight."""
+``token_features``: Devanagari, Tamil, Thai, Georgian, Ethiopic ... each get their own weight;
+and the cost of characters in blocks no weight was fitted on (Tifinagh, Cherokee, Vai, N'Ko,
+Adlam ...): what o200k spends on each of their characters alone, from a table."""
 
 from __future__ import annotations
 
 # The scripts of U+0800-U+1FFF (lead byte E0 or E1), told by their second byte: each has its own
 # weight (o200k spends 0.5 tokens a character on Malayalam, 1.3 on Oriya, 2.3 on Ethiopic); a
-# script the corpus does not hold is "other_script", whose weight is a cautious prior.
+# script of that range not named here is "unfitted" (see ``unfitted``).
 _BRAHMIC = {
     0xE0: [(0xA4, "devanagari"), (0xA6, "bengali"), (0xA8, "gurmukhi"), (0xAA, "gujarati"), (0xAC, "oriya"),
            (0xAE, "tamil"), (0xB0, "telugu"), (0xB2, "kannada"), (0xB4, "malayalam"), (0xB6, "sinhala"),
@@ -69,4 +71,74 @@ def brahmic(f: dict[str, float], original: bytes) -> None:
                 left -= n
             codes = codes.translate(None, bytes([code]))
     if left > 0:
-        f["other_script"] = left
+        f["unfitted_leads"] = left  # (costed by ``unfitted``)
+
+
+# -- blocks no weight was fitted on -----------------------------------------------------------
+# A script the corpus holds no text of has no weight; a byte-level BPE learned few or no merges
+# for it, so each of its characters costs about what it costs alone: 2 tokens for a Syriac
+# letter, 3 for a Tifinagh or Cherokee one, 4 for most of the supplementary planes. That cost
+# is read off o200k itself (``python tests/core/calibrate_tokens.py --block-costs``) for every
+# UTF-8 prefix of a block outside the fitted ones, rounded up to half a token: the fallback
+# over-estimates rather than under.
+UNFITTED_LEADS = (0xDC, 0xDD, 0xDE, 0xDF, 0xE0, 0xE1, 0xE2, 0xEA, 0xEF, 0xF0, 0xF1, 0xF2, 0xF3, 0xF4)
+MAX_COST = 4.0  # tokens a character can cost alone (its four bytes)
+
+
+def fitted(lead: int, second: int) -> bool:
+    """Whether the characters of UTF-8 prefix (lead, second byte) have a fitted weight."""
+    if lead in (0xE0, 0xE1):
+        known = any(second in (s, s + 1) for s, _ in _BRAHMIC[lead])
+        return known or (lead == 0xE1 and 0xB8 <= second <= 0xBB)  # Latin Extended Additional
+    if lead == 0xE2:  # punctuation, arrows, maths, box drawing, dingbats; not Braille nor U+2C00-U+2FFF
+        return not (0xA0 <= second <= 0xA3 or second >= 0xB0)
+    if lead == 0xEA:  # Hangul syllables from U+AC00; Yi, Vai, Bamum, Javanese ... before them
+        return second >= 0xB0
+    if lead == 0xEF:  # variation selectors, small and full-width forms; not private use nor presentation forms
+        return second >= 0xB8
+    if lead == 0xF0:  # emoji
+        return second == 0x9F
+    return lead not in UNFITTED_LEADS  # (Syriac, Thaana, N'Ko; planes 4-16)
+
+
+def unfitted(f: dict[str, float], original: bytes, leads: bytes) -> int:
+    """Add the cost of the characters outside fitted blocks to ``f["unfitted"]`` and return how
+    many there are. ``original``: the text's UTF-8 bytes; ``leads``: the lead bytes to look at.
+    Per lead, one translate keeps that lead (as 1) and the continuation bytes (as their prefix's
+    cost code, 0 when fitted) and deletes the rest, so each of its characters is a 1 followed by
+    its code: one count per cost level. A space before such a character is a token of its own
+    (o200k merged it with none of their bytes): counted, only when there are any, by the same
+    map with the spaces kept (as 2)."""
+    total, n, words = 0.0, 0, 0
+    for lead in leads:
+        table, delete, pairs = _UNFITTED_MAPS[lead]
+        t = original.translate(table, delete)
+        found = []
+        for code, pair in pairs:
+            k = t.count(pair)
+            if k:
+                total += k * code / 2
+                n += k
+                found.append(pair)
+        if found:
+            spaced = original.translate(table, delete.replace(b" ", b""))
+            words += sum(spaced.count(b"\x02" + pair) for pair in found)
+    if n:
+        f["unfitted"] = f.get("unfitted", 0.0) + total + words
+    return n
+
+
+_UNFITTED_MAPS: dict[int, tuple[bytes, bytes, list[tuple[int, bytes]]]] = {}
+
+
+def load_costs(costs: dict[int, str]) -> None:
+    """Build the per-lead maps from the table (``token_tables.BLOCK_COSTS``: per lead byte, 64
+    digits, the cost in half tokens of each second byte's characters, 0 for fitted ones)."""
+    for lead, digits in costs.items():
+        table = bytearray(256)
+        table[lead], table[0x20] = 1, 2
+        for i, d in enumerate(digits):
+            table[0x80 + i] = int(d) + 1 if int(d) else 0  # (codes 2.. : 1 is the lead)
+        delete = bytes(b for b in range(256) if b != lead and not 0x80 <= b <= 0xBF)
+        codes = sorted({int(d) for d in digits} - {0})
+        _UNFITTED_MAPS[lead] = (bytes(table), delete, [(c, bytes([1, c + 1])) for c in codes])

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .messages import shared_prefix
-from .token_features import LONG, PER_CHARACTER, features
+from .token_features import LONG, PER_CHARACTER, SCALE, features
 from .token_tables import BIAS, WEIGHTS
 
 __all__ = [
@@ -178,11 +178,14 @@ def estimate_messages(messages: Iterable[Any]) -> int:
 def _max_tokens_per_char(long: bool = False) -> int:
     """Tokens a character can add at most; ``long``: in a text whose pair counts are sampled
     and scaled, where a character may stand for more than its own pairs."""
+    def one(key: str) -> float:
+        return max(0.0, WEIGHTS[key] * SCALE.get(key, 1.0))
+
     def weight(item: str | tuple[str, ...]) -> float:
-        return max(0.0, *(WEIGHTS[k] for k in item)) if isinstance(item, tuple) else max(0.0, WEIGHTS[item])
+        return max(0.0, *map(one, item)) if isinstance(item, tuple) else one(item)
 
     if long:
-        return math.ceil(sum(max(0.0, w) for w in WEIGHTS.values()) + max(BIAS, 0.0))
+        return math.ceil(sum(map(one, WEIGHTS)) + max(BIAS, 0.0))
     return math.ceil(max(sum(map(weight, items)) for items in PER_CHARACTER.values()) + max(BIAS, 0.0))
 
 
