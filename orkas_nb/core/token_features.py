@@ -161,6 +161,7 @@ load_costs(BLOCK_COSTS)
 _GROUP_TABLE = bytes(int(LETTER_GROUPS[(b | 0x20) - 0x61], 16) if chr(b).isascii() and chr(b).isalpha() else 0
                      for b in range(256))
 _SPLIT_SHARE = 8  # counted when at least one character in this many is a Latin letter
+_SPLIT_SAMPLE = 600  # characters
 _SPLIT_RATE = bytes(min(7, int(d, 16)) for d in SPLIT_LEVELS)  # (in eighths, at most 7: three bits)
 _NO_SPLIT = bytes(i for i in range(256) if not _SPLIT_RATE[i])
 # The sum of the rates without a count per rate: the length left after deleting the pairs that
@@ -171,8 +172,12 @@ _SPLIT_BITS = [(bytes(k for k in range(1, 8) if not k & 1 << b), (1 << b) / 8) f
 SCALE = {"unfitted": MAX_COST}
 # (class letter in the non-ASCII script string, the feature its lead byte counted them in, the
 # lead bytes): Syriac, Thaana and N'Ko have a class of their own; E0/E1 are told by ``brahmic``.
-_UNFITTED_GROUPS = [(b"u", "", bytes(range(0xDC, 0xE0))), (b"i", "", b"\xe0\xe1"), (b"q", "symbol", b"\xe2"),
-                    (b"K", "hangul", b"\xea"), (b"f", "fullwidth", b"\xef"), (b"e", "emoji", bytes(range(0xF0, 0xF5)))]
+# and the prefixes of the fitted block nearly all of them are in, counted first.
+_UNFITTED_GROUPS = [
+    (b"u", "", bytes(range(0xDC, 0xE0)), ()), (b"i", "", b"\xe0\xe1", ()),
+    (b"q", "symbol", b"\xe2", (b"\xe2\x80",)), (b"K", "hangul", b"\xea", ()),
+    (b"f", "fullwidth", b"\xef", (b"\xef\xbc", b"\xef\xbd")), (b"e", "emoji", bytes(range(0xF0, 0xF5)), (b"\xf0\x9f",)),
+]
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -295,10 +300,17 @@ def features(text: str) -> dict[str, float]:
                 if n:
                     f[key] = n * per
     if foreign and n_letters * _SPLIT_SHARE >= n_chars:
-        # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two)
-        groups = original.translate(_GROUP_TABLE) if ascii_only else original.translate(_GROUP_TABLE, _CONTINUATION)
+        # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two;
+        # read on the text's start, scaled to all its letters)
+        if n_chars <= _SPLIT_SAMPLE:
+            head, per = original, foreign
+        else:
+            head = text[:_SPLIT_SAMPLE].encode("utf-8", "surrogatepass")
+            in_head = _letters(cls[:_SPLIT_SAMPLE])
+            per = foreign * n_letters / in_head if in_head else 0.0
+        groups = head.translate(_GROUP_TABLE) if ascii_only else head.translate(_GROUP_TABLE, _CONTINUATION)
         rates = _pairs(groups).translate(_SPLIT_RATE, _NO_SPLIT)
-        f["split_x"] = sum(len(rates.translate(None, lacking)) * rate for lacking, rate in _SPLIT_BITS) * foreign
+        f["split_x"] = sum(len(rates.translate(None, lacking)) * rate for lacking, rate in _SPLIT_BITS) * per
     if ascii_only:
         return f
     _non_ascii(f, text, raw, original, cls, near_events, scale)
@@ -361,12 +373,14 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         brahmic(f, original)
     # Characters of blocks no weight was fitted on cost what o200k spends on each alone (a
     # table), in place of the class their lead byte put them in.
-    for klass, key, leads in _UNFITTED_GROUPS:
+    for klass, key, leads, common in _UNFITTED_GROUPS:
         if klass == b"i":
             if not f.pop("unfitted_leads", 0):
                 continue
         elif klass not in rest:
             continue
+        elif common and sum(map(original.count, common)) == rest.count(klass):
+            continue  # all in the usual blocks: ’ “ — …, ，：（）, emoji
         present = bytes(b for b in leads if b in original) if len(leads) > 1 else leads
         if not present:
             continue
