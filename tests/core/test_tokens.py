@@ -57,8 +57,9 @@ MORE = {"more-latin", "more-cyrillic", "more-indic", "more-arabic", "more-other"
 UNSEEN = {"unseen-latin", "unseen-script", "blind"}
 # The worst mean under-estimate of one added language on its held-out texts. Every script but
 # Latin is held to the general bound; Latin languages whose words o200k knows little of (Xhosa,
-# Zulu, Welsh, Irish) are under-estimated by up to a third, which no letter count here tells.
-MORE_UNDER = {"more-latin": 0.35}
+# Ewe, Kabyle, Irish, Welsh, Somali) are under-estimated by up to a fifth even with the
+# letter-pair splits (they were by up to a third before them).
+MORE_UNDER = {"more-latin": 0.20, "unseen-latin": 0.20}
 
 
 @pytest.fixture(scope="module")
@@ -88,13 +89,30 @@ def test_errors_lean_to_over_estimating(held_out: list) -> None:
 
 
 def test_no_added_language_is_under_estimated_beyond_its_bound_on_held_out_texts() -> None:
-    rows = table(load_corpus("holdout", sorted(MORE)), by="lang")
-    family = {s.lang: s.category for s in load_corpus("holdout", sorted(MORE))}
+    added = sorted(MORE | UNSEEN - {"blind"})
+    samples = load_corpus("holdout", added)
+    for s in samples:
+        s.lang = f"{s.category}/{s.lang}"  # (Xhosa is in both Latin files)
+    rows = table(samples, by="lang")
+    family = {s.lang: s.category for s in samples}
     print("\n" + markdown(sorted(rows, key=lambda r: r.signed_o200k)))
-    assert len(rows) >= 40
+    assert len(rows) >= 70
     for r in rows:
         bound = MORE_UNDER.get(family[r.category], BOUND)
         assert r.signed_o200k >= -bound, f"{r.category}: under-estimated by {-r.signed_o200k:.1%} > {bound:.0%}"
+
+
+def test_languages_chosen_before_any_measure_are_within_the_bound() -> None:
+    # blind.jsonl (build_unseen.py): ten Latin-script languages and four scripts named before
+    # anything was measured on them and never looked at while designing; every text held out.
+    samples = load_corpus("holdout", ["blind"])
+    assert {s.split for s in samples} == {"holdout"} and len(samples) >= 100
+    rows = table(samples, by="lang")
+    print("\n" + markdown(sorted(rows, key=lambda r: r.signed_o200k)))
+    assert len(rows) >= 14
+    for r in rows:
+        assert r.signed_o200k >= -BOUND, f"{r.category}: under-estimated by {-r.signed_o200k:.1%}"
+        assert r.mae_o200k <= BOUND, f"{r.category}: mean error {r.mae_o200k:.1%} > {BOUND:.0%}"
 
 
 def test_a_script_the_fit_never_saw_is_over_estimated_not_under() -> None:
