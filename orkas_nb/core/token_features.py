@@ -163,10 +163,10 @@ _GROUP_TABLE = bytes(int(LETTER_GROUPS[(b | 0x20) - 0x61], 16) if chr(b).isascii
 _SPLIT_SHARE = 8  # counted when at least one character in this many is a Latin letter
 _SPLIT_SAMPLE = 600  # characters
 _SPLIT_RATE = bytes(min(7, int(d, 16)) for d in SPLIT_LEVELS)  # (in eighths, at most 7: three bits)
-_NO_SPLIT = bytes(i for i in range(256) if not _SPLIT_RATE[i])
-# The sum of the rates without a count per rate: the length left after deleting the pairs that
-# lack bit b, times 2**b.
-_SPLIT_BITS = [(bytes(k for k in range(1, 8) if not k & 1 << b), (1 << b) / 8) for b in range(3)]
+# The sum of the rates without a count per rate: the length left after deleting the pairs whose
+# rate lacks bit b, times 2**b.
+_SPLIT_LACK_1, _SPLIT_LACK_2, _SPLIT_LACK_4 = (bytes(i for i in range(256) if not _SPLIT_RATE[i] & bit)
+                                               for bit in (1, 2, 4))
 # A feature whose count is a cost in tokens (up to this many per character), not a number of
 # characters: the length bound scales its weight.
 SCALE = {"unfitted": MAX_COST}
@@ -303,14 +303,14 @@ def features(text: str) -> dict[str, float]:
         # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two;
         # read on the text's start, scaled to all its letters)
         if n_chars <= _SPLIT_SAMPLE:
-            head, per = original, foreign
-        else:
-            head = text[:_SPLIT_SAMPLE].encode("utf-8", "surrogatepass")
-            in_head = _letters(cls[:_SPLIT_SAMPLE])
-            per = foreign * n_letters / in_head if in_head else 0.0
+            head, per = original, foreign / 8
+        else:  # (scaled by characters: the start holds as many letters per character as the rest)
+            head = original[:_SPLIT_SAMPLE] if ascii_only else text[:_SPLIT_SAMPLE].encode("utf-8", "surrogatepass")
+            per = foreign * n_chars / _SPLIT_SAMPLE / 8
         groups = head.translate(_GROUP_TABLE) if ascii_only else head.translate(_GROUP_TABLE, _CONTINUATION)
-        rates = _pairs(groups).translate(_SPLIT_RATE, _NO_SPLIT)
-        f["split_x"] = sum(len(rates.translate(None, lacking)) * rate for lacking, rate in _SPLIT_BITS) * per
+        pairs_ = _pairs(groups)
+        f["split_x"] = (len(pairs_.translate(None, _SPLIT_LACK_1)) + 2 * len(pairs_.translate(None, _SPLIT_LACK_2))
+                        + 4 * len(pairs_.translate(None, _SPLIT_LACK_4))) * per
     if ascii_only:
         return f
     _non_ascii(f, text, raw, original, cls, near_events, scale)

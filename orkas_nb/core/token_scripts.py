@@ -104,31 +104,25 @@ def fitted(lead: int, second: int) -> bool:
 def unfitted(f: dict[str, float], original: bytes, leads: bytes) -> int:
     """Add the cost of the characters outside fitted blocks to ``f["unfitted"]`` and return how
     many there are. ``original``: the text's UTF-8 bytes; ``leads``: the lead bytes to look at.
-    Per lead, one translate keeps that lead (as 1) and the continuation bytes (as their prefix's
-    cost code, 0 when fitted) and deletes the rest, so each of its characters is a 1 followed by
-    its code: one count per cost level. A space before such a character is a token of its own
-    (o200k merged it with none of their bytes): counted, only when there are any, by the same
-    map with the spaces kept (as 2)."""
-    total, n, words = 0.0, 0, 0
+    Per lead, one translate maps that lead to 1, the continuation bytes to their prefix's cost
+    code (0 when fitted), a space to 2 and the rest to 0, so each of its characters is a 1
+    followed by its code: one count per cost level. A space before such a character is a token
+    of its own (o200k merged it with none of their bytes): one more count."""
+    total, n = 0.0, 0
     for lead in leads:
-        table, delete, pairs = _UNFITTED_MAPS[lead]
-        t = original.translate(table, delete)
-        found = []
+        table, pairs = _UNFITTED_MAPS[lead]
+        t = original.translate(table)
         for code, pair in pairs:
             k = t.count(pair)
             if k:
-                total += k * code / 2
+                total += k * code / 2 + t.count(b"\x02" + pair)
                 n += k
-                found.append(pair)
-        if found:
-            spaced = original.translate(table, delete.replace(b" ", b""))
-            words += sum(spaced.count(b"\x02" + pair) for pair in found)
     if n:
-        f["unfitted"] = f.get("unfitted", 0.0) + total + words
+        f["unfitted"] = f.get("unfitted", 0.0) + total
     return n
 
 
-_UNFITTED_MAPS: dict[int, tuple[bytes, bytes, list[tuple[int, bytes]]]] = {}
+_UNFITTED_MAPS: dict[int, tuple[bytes, list[tuple[int, bytes]]]] = {}
 
 
 def load_costs(costs: dict[int, str]) -> None:
@@ -139,6 +133,5 @@ def load_costs(costs: dict[int, str]) -> None:
         table[lead], table[0x20] = 1, 2
         for i, d in enumerate(digits):
             table[0x80 + i] = int(d) + 1 if int(d) else 0  # (codes 2.. : 1 is the lead)
-        delete = bytes(b for b in range(256) if b != lead and not 0x80 <= b <= 0xBF)
         codes = sorted({int(d) for d in digits} - {0})
-        _UNFITTED_MAPS[lead] = (bytes(table), delete, [(c, bytes([1, c + 1])) for c in codes])
+        _UNFITTED_MAPS[lead] = (bytes(table), [(c, bytes([1, c + 1])) for c in codes])
