@@ -173,6 +173,7 @@ SCALE = {"unfitted": MAX_COST}
 # (class letter in the non-ASCII script string, the feature its lead byte counted them in, the
 # lead bytes): Syriac, Thaana and N'Ko have a class of their own; E0/E1 are told by ``brahmic``.
 # and the prefixes of the fitted block nearly all of them are in, counted first.
+_NOT_UNFITTED_CLASS = bytes(i for i in range(256) if i not in b"uqKfe")
 _UNFITTED_GROUPS = [
     (b"u", "", bytes(range(0xDC, 0xE0)), ()), (b"i", "", b"\xe0\xe1", ()),
     (b"q", "symbol", b"\xe2", (b"\xe2\x80",)), (b"K", "hangul", b"\xea", ()),
@@ -373,13 +374,15 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         brahmic(f, original)
     # Characters of blocks no weight was fitted on cost what o200k spends on each alone (a
     # table), in place of the class their lead byte put them in.
-    for klass, key, leads, common in _UNFITTED_GROUPS:
-        if klass == b"i":
-            if not f.pop("unfitted_leads", 0):
-                continue
-        elif klass not in rest:
+    candidates = rest.translate(None, _NOT_UNFITTED_CLASS)  # (a short string: most texts have none)
+    if "unfitted_leads" in f:
+        candidates += b"i"
+    for klass, key, leads, common in _UNFITTED_GROUPS if candidates else ():
+        if klass not in candidates:
             continue
-        elif common and sum(map(original.count, common)) == rest.count(klass):
+        if klass == b"i":
+            del f["unfitted_leads"]
+        elif common and sum(map(original.count, common)) == candidates.count(klass):
             continue  # all in the usual blocks: ’ “ — …, ，：（）, emoji
         present = bytes(b for b in leads if b in original) if len(leads) > 1 else leads
         if not present:
