@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .token_scripts import BRAHMIC, MAX_COST, brahmic, load_costs, unfitted
+from .token_scripts import BRAHMIC, MAX_COST, brahmic, load_costs, unfitted_blocks
 from .token_tables import ACCENT_WEIGHTS, BLOCK_COSTS, HAN_SINGLE, LETTER_GROUPS, SPLIT_LEVELS
 
 # -- character classes ------------------------------------------------------------------------
@@ -170,15 +170,6 @@ _SPLIT_LACK_1, _SPLIT_LACK_2, _SPLIT_LACK_4 = (bytes(i for i in range(256) if no
 # A feature whose count is a cost in tokens (up to this many per character), not a number of
 # characters: the length bound scales its weight.
 SCALE = {"unfitted": MAX_COST}
-# (class letter in the non-ASCII script string, the feature its lead byte counted them in, the
-# lead bytes): Syriac, Thaana and N'Ko have a class of their own; E0/E1 are told by ``brahmic``.
-# and the prefixes of the fitted block nearly all of them are in, counted first.
-_NOT_UNFITTED_CLASS = bytes(i for i in range(256) if i not in b"uqKfe")
-_UNFITTED_GROUPS = [
-    (b"u", "", bytes(range(0xDC, 0xE0)), ()), (b"i", "", b"\xe0\xe1", ()),
-    (b"q", "symbol", b"\xe2", (b"\xe2\x80",)), (b"K", "hangul", b"\xea", ()),
-    (b"f", "fullwidth", b"\xef", (b"\xef\xbc", b"\xef\xbd")), (b"e", "emoji", bytes(range(0xF0, 0xF5)), (b"\xf0\x9f",)),
-]
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -374,22 +365,7 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         brahmic(f, original)
     # Characters of blocks no weight was fitted on cost what o200k spends on each alone (a
     # table), in place of the class their lead byte put them in.
-    candidates = rest.translate(None, _NOT_UNFITTED_CLASS)  # (a short string: most texts have none)
-    if "unfitted_leads" in f:
-        candidates += b"i"
-    for klass, key, leads, common in _UNFITTED_GROUPS if candidates else ():
-        if klass not in candidates:
-            continue
-        if klass == b"i":
-            del f["unfitted_leads"]
-        elif common and sum(map(original.count, common)) == candidates.count(klass):
-            continue  # all in the usual blocks: ’ “ — …, ，：（）, emoji
-        present = bytes(b for b in leads if b in original) if len(leads) > 1 else leads
-        if not present:
-            continue
-        n = unfitted(f, original, present)
-        if n and key:
-            f[key] -= n
+    unfitted_blocks(f, original, rest)
     # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Persian and Uyghur ک گ ی ې) are
     # rarer in o200k's vocabulary: each costs more than a Russian or Arabic letter.
     if "cyrillic" in f:

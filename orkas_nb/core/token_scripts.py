@@ -135,3 +135,38 @@ def load_costs(costs: dict[int, str]) -> None:
             table[0x80 + i] = int(d) + 1 if int(d) else 0  # (codes 2.. : 1 is the lead)
         codes = sorted({int(d) for d in digits} - {0})
         _UNFITTED_MAPS[lead] = (bytes(table), [(c, bytes([1, c + 1])) for c in codes])
+
+
+# Where to look for them: (the class letter of token_features' script string, the feature that
+# class counted them in, the lead bytes, the prefixes of the fitted block nearly all of that
+# class's characters are in, counted first). Syriac, Thaana and N'Ko have a class of their own;
+# the E0/E1 ones are those ``brahmic`` leaves.
+_UNFITTED_GROUPS = [
+    (b"u", "", bytes(range(0xDC, 0xE0)), ()), (b"i", "", b"\xe0\xe1", ()),
+    (b"q", "symbol", b"\xe2", (b"\xe2\x80",)), (b"K", "hangul", b"\xea", ()),
+    (b"f", "fullwidth", b"\xef", (b"\xef\xbc", b"\xef\xbd")), (b"e", "emoji", bytes(range(0xF0, 0xF5)), (b"\xf0\x9f",)),
+]
+_NOT_UNFITTED_CLASS = bytes(i for i in range(256) if i not in b"uqKfe")
+
+
+def unfitted_blocks(f: dict[str, float], original: bytes, rest: bytes) -> None:
+    """Cost the characters of blocks no weight was fitted on (``unfitted``) and take them out of
+    the class their lead byte counted them in. ``rest``: the text's script string (one class
+    letter per non-ASCII character, token_features); ``f["unfitted_leads"]``: the E0/E1
+    characters ``brahmic`` left."""
+    candidates = rest.translate(None, _NOT_UNFITTED_CLASS)  # (a short string: most texts have none)
+    if "unfitted_leads" in f:
+        candidates += b"i"
+    for klass, key, leads, common in _UNFITTED_GROUPS if candidates else ():
+        if klass not in candidates:
+            continue
+        if klass == b"i":
+            del f["unfitted_leads"]
+        elif common and sum(map(original.count, common)) == candidates.count(klass):
+            continue  # all in the usual blocks: ’ “ — …, ，：（）, emoji
+        present = bytes(b for b in leads if b in original) if len(leads) > 1 else leads
+        if not present:
+            continue
+        n = unfitted(f, original, present)
+        if n and key:
+            f[key] -= n
