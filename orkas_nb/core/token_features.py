@@ -161,7 +161,7 @@ load_costs(BLOCK_COSTS)
 _GROUP_TABLE = bytes(int(LETTER_GROUPS[(b | 0x20) - 0x61], 16) if chr(b).isascii() and chr(b).isalpha() else 0
                      for b in range(256))
 _SPLIT_SHARE = 8  # counted when at least one character in this many is a Latin letter
-_SPLIT_SAMPLE = 600  # characters
+_SPLIT_SAMPLE = 600  # bytes
 _SPLIT_RATE = bytes(min(7, int(d, 16)) for d in SPLIT_LEVELS)  # (in eighths, at most 7: three bits)
 # The sum of the rates without a count per rate: the length left after deleting the pairs whose
 # rate lacks bit b, times 2**b.
@@ -294,11 +294,11 @@ def features(text: str) -> dict[str, float]:
     if foreign and n_letters * _SPLIT_SHARE >= n_chars:
         # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two;
         # read on the text's start, scaled to all its letters)
-        if n_chars <= _SPLIT_SAMPLE:
+        if len(original) <= _SPLIT_SAMPLE:
             head, per = original, foreign / 8
-        else:  # (scaled by characters: the start holds as many letters per character as the rest)
-            head = original[:_SPLIT_SAMPLE] if ascii_only else text[:_SPLIT_SAMPLE].encode("utf-8", "surrogatepass")
-            per = foreign * n_chars / _SPLIT_SAMPLE / 8
+        else:  # (scaled by bytes: the start holds as many letters per byte as the rest; a
+            # character cut at the end is no letter)
+            head, per = original[:_SPLIT_SAMPLE], foreign * len(original) / _SPLIT_SAMPLE / 8
         groups = head.translate(_GROUP_TABLE) if ascii_only else head.translate(_GROUP_TABLE, _CONTINUATION)
         pairs_ = _pairs(groups)
         f["split_x"] = (len(pairs_.translate(None, _SPLIT_LACK_1)) + 2 * len(pairs_.translate(None, _SPLIT_LACK_2))
