@@ -7,10 +7,12 @@
     python tests/core/calibrate_tokens.py --fit --write  # ... and write them into token_tables.py
     python tests/core/calibrate_tokens.py --lolo       # leave one language out: fit without it, measure on it
     python tests/core/calibrate_tokens.py --han-table  # the Han characters o200k has one token for
+    python tests/core/calibrate_tokens.py --block-costs  # o200k's cost of the blocks no weight is fitted on
+    python tests/core/calibrate_tokens.py --split-table  # the letter groups and their pairs' split rates (tune)
 
 The corpus is ``tests/data/tokens/corpus/<category>.jsonl`` (built by
-``tests/data/tokens/build_corpus.py``, with each text's source and licence, and its split fixed
-before any fit). Weights are fitted on the ``tune`` split only; the ``holdout`` split is never
+``tests/data/tokens/build_corpus.py`` and ``build_unseen.py``, with each text's source and
+licence, and its split fixed before any fit; ``blind.jsonl`` is held out whole). Weights are fitted on the ``tune`` split only; the ``holdout`` split is never
 fitted on and is what ``tests/core/test_tokens.py`` bounds. The first corpus (the folders
 ``english``, ``chinese``, ``mixed``, ``code``, ``json``, ``other``) is no longer fitted on either:
 it is a second set of unseen inputs.

@@ -135,6 +135,20 @@ def test_the_block_cost_table_matches_o200k() -> None:
     assert token_tables.BLOCK_COSTS == block_costs()
 
 
+def test_the_letter_pair_split_table_is_what_o200k_does_on_the_tune_split() -> None:
+    from tests.core.calibrate_tokens import split_table
+
+    groups, levels = split_table(load_corpus("tune", [c for c in CATEGORIES if "latin" in c]))
+    assert (token_tables.LETTER_GROUPS, token_tables.SPLIT_LEVELS) == (groups, levels)
+
+
+def test_a_foreign_word_whose_letter_pairs_o200k_splits_costs_more() -> None:
+    # Same letters, same length: the pairs of "kwinkqubo" split, those of "information" do not.
+    known = token_features.features("la information nacional " * 10)["split_x"]
+    rare = token_features.features("la kwinkqubo ngokwemiga " * 10)["split_x"]
+    assert rare > 1.5 * known > 0
+
+
 def test_a_character_outside_the_fitted_blocks_leaves_its_lead_bytes_class() -> None:
     # Tifinagh shares its lead byte with the punctuation, Vai with Hangul, N'Ko with Arabic,
     # Adlam with the emoji, Lao with Thai.
