@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .token_scripts import BRAHMIC, brahmic
-from .token_tables import ACCENT_WEIGHTS, HAN_SINGLE
+from .token_scripts import BRAHMIC, MAX_COST, brahmic, load_costs, unfitted_blocks
+from .token_tables import ACCENT_WEIGHTS, BLOCK_COSTS, HAN_SINGLE, LETTER_GROUPS, SPLIT_LEVELS
 
 # -- character classes ------------------------------------------------------------------------
 # One class per code point: ASCII bytes map to their class, UTF-8 lead bytes to the class of the
@@ -41,7 +41,7 @@ _LEAD_CLASSES = [  # (first byte, last byte, class)
 # non-ASCII characters alone).
 _SCRIPT_LEADS = [
     (0xC0, 0xC0, "V"), (0xC1, 0xC1, "q"), (0xC2, 0xCD, "L"), (0xCE, 0xCF, "g"), (0xD0, 0xD4, "y"), (0xD5, 0xD5, "a"), (0xD6, 0xD7, "r"),
-    (0xD8, 0xDF, "b"), (0xE0, 0xE1, "i"), (0xE2, 0xE2, "q"), (0xE3, 0xE3, "k"), (0xE4, 0xE9, "H"),
+    (0xD8, 0xDB, "b"), (0xDC, 0xDF, "u"), (0xE0, 0xE1, "i"), (0xE2, 0xE2, "q"), (0xE3, 0xE3, "k"), (0xE4, 0xE9, "H"),
     (0xEA, 0xED, "K"), (0xEE, 0xEE, "q"), (0xEF, 0xEF, "f"), (0xF0, 0xF4, "e"), (0xF5, 0xFF, "q"),
 ]
 
@@ -134,6 +134,12 @@ _SPACED_TABLE = _table([r for r in _SCRIPT_LEADS if r[2] in _SCRIPT_WORDS], ord(
 # other Latin languages of the corpus but Vietnamese, which has its own feature); code whose
 # identifiers hide their English in snake_case is told by its underscores (11-22 per 1000).
 _TH_PER_LETTER = 0.015
+# "th" alone also marks the Celtic and Nguni languages (Welsh "gwaith", Irish and Gaelic
+# lenition "thá", Zulu and Xhosa aspiration "thetha": 8-12 per 1000 letters), whose words o200k
+# splits far more than English ones. English also ends words in "he" (the, he, she, where:
+# 11 per 1000 letters, 8 in code), which those do not (0-1): a "th" counts only as far as a
+# word-final "he" backs it, two "th" per "he".
+_TH_PER_HE = 2
 _UNDERSCORE_AS_TH = 0.3
 _ENGLISH_SAMPLE = 16_000  # characters
 # Traditional Chinese costs more per character than simplified: frequent characters that
@@ -148,6 +154,22 @@ _RARE_LETTERS = "kwzjyv"
 _RARE_KEYS = [(ord(c), f"rare_{c}") for c in _RARE_LETTERS]
 _NOT_RARE = bytes(i for i in range(256) if chr(i) not in _RARE_LETTERS)
 _PATTERNS: dict[str, re.Pattern[str]] = {}  # compiled on first use: the import stays light
+load_costs(BLOCK_COSTS)
+# A foreign word costs what its letter pairs say: each letter (of either case) to its group,
+# every other byte to 0 (continuation bytes deleted), so a pair byte of ``_pairs`` is
+# (group << 4 | group before), mapped to its split rate in eighths (0: deleted).
+_GROUP_TABLE = bytes(int(LETTER_GROUPS[(b | 0x20) - 0x61], 16) if chr(b).isascii() and chr(b).isalpha() else 0
+                     for b in range(256))
+_SPLIT_SHARE = 8  # counted when at least one character in this many is a Latin letter
+_SPLIT_SAMPLE = 600  # bytes
+_SPLIT_RATE = bytes(min(7, int(d, 16)) for d in SPLIT_LEVELS)  # (in eighths, at most 7: three bits)
+# The sum of the rates without a count per rate: the length left after deleting the pairs whose
+# rate lacks bit b, times 2**b.
+_SPLIT_LACK_1, _SPLIT_LACK_2, _SPLIT_LACK_4 = (bytes(i for i in range(256) if not _SPLIT_RATE[i] & bit)
+                                               for bit in (1, 2, 4))
+# A feature whose count is a cost in tokens (up to this many per character), not a number of
+# characters: the length bound scales its weight.
+SCALE = {"unfitted": MAX_COST}
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -179,11 +201,11 @@ def _sample(cls: bytes) -> tuple[bytes, float]:
 # the two parts of a split feature, the script classes, the scripts' word starts).
 _SCRIPT_CLASSES = ("latin_ext", "viet", *(f"accent_{c}" for c in ACCENT_WEIGHTS), "han_s", "han_t", "han_j",
                    "kana", "cjk_punct", "fullwidth", "hangul", "cyrillic", "greek", "armenian", "hebrew", "arabic",
-                   *BRAHMIC, "other_script", "symbol", "emoji")
+                   *BRAHMIC, "unfitted", "symbol", "emoji")
 _SCRIPT_WORD = tuple(f"{name}_word" for name in _SCRIPT_WORDS.values())
 _RARE = tuple(f"rare_{c}" for c in _RARE_LETTERS)
 PER_CHARACTER: dict[str, list[Any]] = {
-    "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), "upper", "camel", _RARE, _SCRIPT_CLASSES],
+    "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), "split_x", "upper", "camel", _RARE, _SCRIPT_CLASSES],
     "digit": ["digit_run", "digit_triple"],
     "space": ["indent", ("space_digit", "space_cjk")],
     "newline": ["newline", "line_word", "punct_run"],
@@ -194,7 +216,7 @@ NON_ASCII = (  # the features only non-ASCII text has
     "latin_ext", *(f"accent_{c}" for c in ACCENT_WEIGHTS), "viet", "han_s", "han_t", "han_j", "han_rare",
     "space_cjk", "cjk_punct", "kana", "fullwidth", "hangul",
     "hangul_word", "cyrillic", "cyrillic_ext", "cyrillic_word", "greek", "greek_word", "armenian", "armenian_word",
-    "hebrew", "hebrew_word", "arabic", "arabic_ext", "arabic_word", *BRAHMIC, "other_script", "indic_word",
+    "hebrew", "hebrew_word", "arabic", "arabic_ext", "arabic_word", *BRAHMIC, "unfitted", "indic_word",
     "symbol", "emoji",
 )
 
@@ -223,9 +245,11 @@ def features(text: str) -> dict[str, float]:
     if in_head:
         # (on the UTF-8 bytes of a short text: the same ASCII letters, one byte each)
         if n_chars <= _ENGLISH_SAMPLE:
-            marks = original.count(b"th") + _UNDERSCORE_AS_TH * original.count(b"_")
+            th, he, under = original.count(b"th"), original.count(b"he "), original.count(b"_")
         else:
-            marks = text.count("th", 0, _ENGLISH_SAMPLE) + _UNDERSCORE_AS_TH * text.count("_", 0, _ENGLISH_SAMPLE)
+            th, he = text.count("th", 0, _ENGLISH_SAMPLE), text.count("he ", 0, _ENGLISH_SAMPLE)
+            under = text.count("_", 0, _ENGLISH_SAMPLE)
+        marks = min(th, _TH_PER_HE * he) + _UNDERSCORE_AS_TH * under
         english = min(1.0, marks / (_TH_PER_LETTER * in_head))
     else:
         english = 0.0
@@ -267,6 +291,18 @@ def features(text: str) -> dict[str, float]:
                 n = rare.count(c)
                 if n:
                     f[key] = n * per
+    if foreign and n_letters * _SPLIT_SHARE >= n_chars:
+        # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two;
+        # read on the text's start, scaled to all its letters)
+        if len(original) <= _SPLIT_SAMPLE:
+            head, per = original, foreign / 8
+        else:  # (scaled by bytes: the start holds as many letters per byte as the rest; a
+            # character cut at the end is no letter)
+            head, per = original[:_SPLIT_SAMPLE], foreign * len(original) / _SPLIT_SAMPLE / 8
+        groups = head.translate(_GROUP_TABLE) if ascii_only else head.translate(_GROUP_TABLE, _CONTINUATION)
+        pairs_ = _pairs(groups)
+        f["split_x"] = (len(pairs_.translate(None, _SPLIT_LACK_1)) + 2 * len(pairs_.translate(None, _SPLIT_LACK_2))
+                        + 4 * len(pairs_.translate(None, _SPLIT_LACK_4))) * per
     if ascii_only:
         return f
     _non_ascii(f, text, raw, original, cls, near_events, scale)
@@ -327,6 +363,9 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
             f[word] = scripts.count(b"." + klass) + scripts.startswith(klass)
     if "indic" in f:  # (on the original bytes: the Vietnamese rewrite merged some second bytes)
         brahmic(f, original)
+    # Characters of blocks no weight was fitted on cost what o200k spends on each alone (a
+    # table), in place of the class their lead byte put them in.
+    unfitted_blocks(f, original, rest)
     # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Persian and Uyghur ک گ ی ې) are
     # rarer in o200k's vocabulary: each costs more than a Russian or Arabic letter.
     if "cyrillic" in f:

@@ -1,11 +1,13 @@
 """The token estimator's split of U+0800-U+1FFF (UTF-8 lead byte E0 or E1) by script, for
-``token_features``: Devanagari, Tamil, Thai, Georgian, Ethiopic ... each get their own weight."""
+``token_features``: Devanagari, Tamil, Thai, Georgian, Ethiopic ... each get their own weight;
+and the cost of characters in blocks no weight was fitted on (Tifinagh, Cherokee, Vai, N'Ko,
+Adlam ...): what o200k spends on each of their characters alone, from a table."""
 
 from __future__ import annotations
 
 # The scripts of U+0800-U+1FFF (lead byte E0 or E1), told by their second byte: each has its own
 # weight (o200k spends 0.5 tokens a character on Malayalam, 1.3 on Oriya, 2.3 on Ethiopic); a
-# script the corpus does not hold is "other_script", whose weight is a cautious prior.
+# script of that range not named here is "unfitted" (see ``unfitted``).
 _BRAHMIC = {
     0xE0: [(0xA4, "devanagari"), (0xA6, "bengali"), (0xA8, "gurmukhi"), (0xAA, "gujarati"), (0xAC, "oriya"),
            (0xAE, "tamil"), (0xB0, "telugu"), (0xB2, "kannada"), (0xB4, "malayalam"), (0xB6, "sinhala"),
@@ -69,4 +71,102 @@ def brahmic(f: dict[str, float], original: bytes) -> None:
                 left -= n
             codes = codes.translate(None, bytes([code]))
     if left > 0:
-        f["other_script"] = left
+        f["unfitted_leads"] = left  # (costed by ``unfitted``)
+
+
+# -- blocks no weight was fitted on -----------------------------------------------------------
+# A script the corpus holds no text of has no weight; a byte-level BPE learned few or no merges
+# for it, so each of its characters costs about what it costs alone: 2 tokens for a Syriac
+# letter, 3 for a Tifinagh or Cherokee one, 4 for most of the supplementary planes. That cost
+# is read off o200k itself (``python tests/core/calibrate_tokens.py --block-costs``) for every
+# UTF-8 prefix of a block outside the fitted ones, rounded up to half a token: the fallback
+# over-estimates rather than under.
+UNFITTED_LEADS = (0xDC, 0xDD, 0xDE, 0xDF, 0xE0, 0xE1, 0xE2, 0xEA, 0xEF, 0xF0, 0xF1, 0xF2, 0xF3, 0xF4)
+MAX_COST = 4.0  # tokens a character can cost alone (its four bytes)
+
+
+def fitted(lead: int, second: int) -> bool:
+    """Whether the characters of UTF-8 prefix (lead, second byte) have a fitted weight."""
+    if lead in (0xE0, 0xE1):
+        known = any(second in (s, s + 1) for s, _ in _BRAHMIC[lead])
+        return known or (lead == 0xE1 and 0xB8 <= second <= 0xBB)  # Latin Extended Additional
+    if lead == 0xE2:  # punctuation, arrows, maths, box drawing, dingbats; not Braille nor U+2C00-U+2FFF
+        return not (0xA0 <= second <= 0xA3 or second >= 0xB0)
+    if lead == 0xEA:  # Hangul syllables from U+AC00; Yi, Vai, Bamum, Javanese ... before them
+        return second >= 0xB0
+    if lead == 0xEF:  # variation selectors, small and full-width forms; not private use nor presentation forms
+        return second >= 0xB8
+    if lead == 0xF0:  # emoji
+        return second == 0x9F
+    return lead not in UNFITTED_LEADS  # (Syriac, Thaana, N'Ko; planes 4-16)
+
+
+def unfitted(f: dict[str, float], original: bytes, leads: bytes) -> int:
+    """Add the cost of the characters outside fitted blocks to ``f["unfitted"]`` and return how
+    many there are. ``original``: the text's UTF-8 bytes; ``leads``: the lead bytes to look at.
+    Per lead, one translate maps that lead to 1, the continuation bytes to their prefix's cost
+    code (0 when fitted), a space to 2 and the rest to 0, so each of its characters is a 1
+    followed by its code: one count per cost level. A space before such a character is a token
+    of its own (o200k merged it with none of their bytes): one more count."""
+    total, n = 0.0, 0
+    for lead in leads:
+        table, pairs = _UNFITTED_MAPS[lead]
+        t = original.translate(table)
+        for code, pair in pairs:
+            k = t.count(pair)
+            if k:
+                total += k * code / 2 + t.count(b"\x02" + pair)
+                n += k
+    if n:
+        f["unfitted"] = f.get("unfitted", 0.0) + total
+    return n
+
+
+_UNFITTED_MAPS: dict[int, tuple[bytes, list[tuple[int, bytes]]]] = {}
+
+
+def load_costs(costs: dict[int, str]) -> None:
+    """Build the per-lead maps from the table (``token_tables.BLOCK_COSTS``: per lead byte, 64
+    digits, the cost in half tokens of each second byte's characters, 0 for fitted ones)."""
+    for lead, digits in costs.items():
+        table = bytearray(256)
+        table[lead], table[0x20] = 1, 2
+        for i, d in enumerate(digits):
+            table[0x80 + i] = int(d) + 1 if int(d) else 0  # (codes 2.. : 1 is the lead)
+        codes = sorted({int(d) for d in digits} - {0})
+        _UNFITTED_MAPS[lead] = (bytes(table), [(c, bytes([1, c + 1])) for c in codes])
+
+
+# Where to look for them: (the class letter of token_features' script string, the feature that
+# class counted them in, the lead bytes, the prefixes of the fitted block nearly all of that
+# class's characters are in, counted first). Syriac, Thaana and N'Ko have a class of their own;
+# the E0/E1 ones are those ``brahmic`` leaves.
+_UNFITTED_GROUPS = [
+    (b"u", "", bytes(range(0xDC, 0xE0)), ()), (b"i", "", b"\xe0\xe1", ()),
+    (b"q", "symbol", b"\xe2", (b"\xe2\x80",)), (b"K", "hangul", b"\xea", ()),
+    (b"f", "fullwidth", b"\xef", (b"\xef\xbc", b"\xef\xbd")), (b"e", "emoji", bytes(range(0xF0, 0xF5)), (b"\xf0\x9f",)),
+]
+_NOT_UNFITTED_CLASS = bytes(i for i in range(256) if i not in b"uqKfe")
+
+
+def unfitted_blocks(f: dict[str, float], original: bytes, rest: bytes) -> None:
+    """Cost the characters of blocks no weight was fitted on (``unfitted``) and take them out of
+    the class their lead byte counted them in. ``rest``: the text's script string (one class
+    letter per non-ASCII character, token_features); ``f["unfitted_leads"]``: the E0/E1
+    characters ``brahmic`` left."""
+    candidates = rest.translate(None, _NOT_UNFITTED_CLASS)  # (a short string: most texts have none)
+    if "unfitted_leads" in f:
+        candidates += b"i"
+    for klass, key, leads, common in _UNFITTED_GROUPS if candidates else ():
+        if klass not in candidates:
+            continue
+        if klass == b"i":
+            del f["unfitted_leads"]
+        elif common and sum(map(original.count, common)) == candidates.count(klass):
+            continue  # all in the usual blocks: ’ “ — …, ，：（）, emoji
+        present = bytes(b for b in leads if b in original) if len(leads) > 1 else leads
+        if not present:
+            continue
+        n = unfitted(f, original, present)
+        if n and key:
+            f[key] -= n

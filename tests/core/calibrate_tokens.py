@@ -7,10 +7,12 @@
     python tests/core/calibrate_tokens.py --fit --write  # ... and write them into token_tables.py
     python tests/core/calibrate_tokens.py --lolo       # leave one language out: fit without it, measure on it
     python tests/core/calibrate_tokens.py --han-table  # the Han characters o200k has one token for
+    python tests/core/calibrate_tokens.py --block-costs  # o200k's cost of the blocks no weight is fitted on
+    python tests/core/calibrate_tokens.py --split-table  # the letter groups and their pairs' split rates (tune)
 
 The corpus is ``tests/data/tokens/corpus/<category>.jsonl`` (built by
-``tests/data/tokens/build_corpus.py``, with each text's source and licence, and its split fixed
-before any fit). Weights are fitted on the ``tune`` split only; the ``holdout`` split is never
+``tests/data/tokens/build_corpus.py`` and ``build_unseen.py``, with each text's source and
+licence, and its split fixed before any fit; ``blind.jsonl`` is held out whole). Weights are fitted on the ``tune`` split only; the ``holdout`` split is never
 fitted on and is what ``tests/core/test_tokens.py`` bounds. The first corpus (the folders
 ``english``, ``chinese``, ``mixed``, ``code``, ``json``, ``other``) is no longer fitted on either:
 it is a second set of unseen inputs.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,15 +48,29 @@ CATEGORIES = sorted(p.stem for p in CORPUS.glob("*.jsonl"))
 UPLIFT = 1.03
 # What a weight falls back to where the tune split says little or nothing (a script or an
 # accent no tuned text holds): a ridge row pulls it, weakly, towards a constant or towards
-# another feature's weight. A script of U+0800-U+1FFF the fit has not seen costs 2.5 tokens a
-# character (the common ones cost 0.5-0.8, Oriya 1.3, Ethiopic 2.3, Lao 1.6, Cherokee 2.6: the
-# prior leans to over-estimating); an accented letter, or a Vietnamese one, like any other non-ASCII Latin letter.
+# another feature's weight. A script of U+0800-U+1FFF with its own weight is pulled to what
+# o200k spends on one of its characters alone (``script_cost``; a block with no weight is costed
+# so outright, see ``block_costs``); an accented letter, or a Vietnamese one, like any other
+# non-ASCII Latin letter; Armenian to the cost of an unknown script's letter.
 SCRIPT_PRIOR = 2.5
 RIDGE = 0.01
 
 
+def script_cost(name: str) -> float:
+    """What o200k spends on a character of one of ``token_features.BRAHMIC``'s scripts alone
+    (the mean over its assigned code points): the weight the fit falls back to for it."""
+    import unicodedata
+
+    from orkas_nb.core.token_scripts import _PREFIXES
+
+    enc = encoders()["o200k_base"]
+    points = [p for prefix in _PREFIXES[name] for p in _code_points(prefix[0], prefix[1])]
+    points = [p for p in points if unicodedata.category(chr(p)) != "Cn"]
+    return sum(count(enc, chr(p)) for p in points) / len(points)
+
+
 def priors(keys: list[str]) -> dict[str, float | str]:
-    out: dict[str, float | str] = {k: SCRIPT_PRIOR for k in (*token_features.BRAHMIC, "other_script")}
+    out: dict[str, float | str] = {k: script_cost(k) for k in token_features.BRAHMIC}
     out.update({k: "latin_ext" for k in keys if k.startswith("accent_") or k == "viet"})
     out.update({"armenian": SCRIPT_PRIOR, "cyrillic_ext": 0.0, "arabic_ext": 0.0})
     return out
@@ -212,10 +229,10 @@ def solve(keys: list[str], rows: "object", cats: list[str]) -> dict[str, float]:
     b = np.concatenate([b, target, np.zeros(len(keys))])
     lower = [-1.0 if k in NEGATIVE else 0.0 for k in keys]
     upper = [np.inf] * len(keys)
-    # The scripts no file of the corpus is in: the prior itself, whatever stray character of
-    # theirs a tuned text holds.
-    i = keys.index("other_script")
-    lower[i], upper[i] = SCRIPT_PRIOR, SCRIPT_PRIOR + 1e-9
+    # The blocks no weight is fitted on: their count is already a cost in tokens (o200k's own,
+    # token_tables.BLOCK_COSTS), whatever stray character of theirs a tuned text holds.
+    i = keys.index("unfitted")
+    lower[i], upper[i] = 1.0, 1.0 + 1e-9
     solution = lsq_linear(a, b, bounds=(lower, upper)).x
     return {k: round(float(w) * UPLIFT, 4) for k, w in zip(keys, solution)}
 
@@ -276,6 +293,118 @@ def han_table() -> str:
     return "".join(chr(cp) for cp in range(0x4E00, 0xA000) if count(enc, chr(cp)) == 1)
 
 
+def _code_points(lead: int, second: int) -> list[int]:
+    """The code points whose UTF-8 form starts with (lead, second): one for a two-byte lead, 64
+    for a three-byte one, 4096 (every 16th taken) for a four-byte one; none if no valid UTF-8
+    starts so."""
+    if lead < 0xE0:
+        first = ((lead & 0x1F) << 6) | (second & 0x3F)
+        points = [first]
+    elif lead < 0xF0:
+        first = ((lead & 0x0F) << 12) | ((second & 0x3F) << 6)
+        points = list(range(first, first + 64))
+    else:
+        first = ((lead & 0x07) << 18) | ((second & 0x3F) << 12)
+        points = list(range(first, first + 4096, 16))
+    size = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+    return [p for p in points if not 0xD800 <= p <= 0xDFFF and p <= 0x10FFFF and len(chr(p).encode()) == size]
+
+
+def block_costs() -> dict[int, str]:
+    """What o200k_base spends on a character alone, for every UTF-8 prefix outside the fitted
+    blocks: per lead byte, 64 digits (second bytes 80-BF), the mean over the prefix's assigned
+    code points (all of them if none is assigned) in half tokens, rounded up; 0 for fitted."""
+    import math
+    import unicodedata
+
+    from orkas_nb.core.token_scripts import UNFITTED_LEADS, fitted
+
+    enc = encoders()["o200k_base"]
+    out = {}
+    for lead in UNFITTED_LEADS:
+        digits = []
+        for second in range(0x80, 0xC0):
+            points = _code_points(lead, second)
+            if fitted(lead, second) or not points:
+                digits.append("0")
+                continue
+            assigned = [p for p in points if unicodedata.category(chr(p)) != "Cn"] or points
+            cost = sum(count(enc, chr(p)) for p in assigned) / len(assigned)
+            digits.append(str(min(8, max(2, math.ceil(2 * cost - 1e-9)))))
+        out[lead] = "".join(digits)
+    return out
+
+
+def letter_pairs(samples: list[Sample]) -> tuple[list[list[float]], list[list[float]]]:
+    """For every pair of ASCII letters (case folded) inside a word of ``samples``: how often
+    o200k starts a token between the two, and how often the pair occurs."""
+    enc = encoders()["o200k_base"]
+    split = [[0.0] * 26 for _ in range(26)]
+    seen = [[0.0] * 26 for _ in range(26)]
+    for s in samples:
+        starts, at = set(), 0
+        for t in enc.encode_ordinary(s.text):  # type: ignore[attr-defined]
+            starts.add(at)
+            at += len(enc.decode_single_token_bytes(t))  # type: ignore[attr-defined]
+        low = s.text.encode("utf-8").lower()
+        for i in range(1, len(low)):
+            a, c = low[i - 1] - 97, low[i] - 97
+            if 0 <= a < 26 and 0 <= c < 26:
+                seen[a][c] += 1
+                split[a][c] += i in starts
+    return split, seen
+
+
+LETTER_GROUPS = 15  # the letters share a 4-bit class with "not a letter"
+SPLIT_LEVELS = 8
+
+
+def split_table(samples: list[Sample]) -> tuple[str, str]:
+    """The letter-pair split rates of the tune split's Latin texts, for ``token_features``:
+    the 26 letters in 15 groups (merged greedily, two letters whose pairs split alike first,
+    weighing each pair by how often it occurs), and for each (group, group before) pair its
+    split rate in eighths (a hex digit), rounded up. Returns (group of a-z, 256 digits)."""
+    assert all(s.split in ("tune", "legacy") for s in samples), "never fit on the holdout split"
+    split, seen = letter_pairs(samples)
+    groups = [[i] for i in range(26)]
+
+    def loss(gs: list[list[int]]) -> float:
+        total = 0.0
+        for ga in gs:
+            for gc in gs:
+                n = sum(seen[a][c] for a in ga for c in gc)
+                k = sum(split[a][c] for a in ga for c in gc)
+                if n:
+                    mean = k / n
+                    total += sum(seen[a][c] * ((split[a][c] + 0.5) / (seen[a][c] + 1) - mean) ** 2
+                                 for a in ga for c in gc if seen[a][c])
+        return total
+
+    while len(groups) > LETTER_GROUPS:
+        best = None
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                trial = [g for k, g in enumerate(groups) if k not in (i, j)] + [groups[i] + groups[j]]
+                value = loss(trial)
+                if best is None or value < best[0]:
+                    best = (value, trial)
+        groups = best[1]  # type: ignore[index]
+    groups.sort()
+    group_of = [0] * 26
+    for g, members in enumerate(groups, start=1):
+        for letter in members:
+            group_of[letter] = g
+    levels = ["0"] * 256
+    for gc in range(1, LETTER_GROUPS + 1):
+        for gb in range(1, LETTER_GROUPS + 1):
+            pairs = [(b, c) for b in range(26) for c in range(26) if group_of[b] == gb and group_of[c] == gc]
+            n = sum(seen[b][c] for b, c in pairs)
+            k = sum(split[b][c] for b, c in pairs)
+            rate = (k + 0.5) / (n + 1)
+            levels[gc << 4 | gb] = format(min(SPLIT_LEVELS, math.ceil(rate * SPLIT_LEVELS - 1e-9)), "x")
+    return "".join(format(g, "x") for g in group_of), "".join(levels)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fit", action="store_true", help="re-fit the weights on the tune split and print them")
@@ -286,9 +415,27 @@ def main() -> None:
     parser.add_argument("--lolo", action="store_true",
                         help="leave one language out: fit on the others, measure on it (every language)")
     parser.add_argument("--han-table", action="store_true", help="print the single-token Han characters")
+    parser.add_argument("--split-table", action="store_true",
+                        help="print the letter groups and their pairs' split rates (tune split)")
+    parser.add_argument("--block-costs", action="store_true",
+                        help="print the cost table of the blocks outside the fitted ones")
     args = parser.parse_args()
     if args.han_table:
         print(han_table())
+        return
+    if args.split_table:
+        groups, levels = split_table(load_corpus("tune", [c for c in CATEGORIES if "latin" in c]))
+        print(f'LETTER_GROUPS = "{groups}"  # a-z')
+        print("SPLIT_LEVELS = (")
+        for i in range(0, 256, 64):
+            print(f'    "{levels[i : i + 64]}"')
+        print(")")
+        return
+    if args.block_costs:
+        print("BLOCK_COSTS: dict[int, str] = {")
+        for lead, digits in block_costs().items():
+            print(f'    0x{lead:X}: "{digits}",')
+        print("}")
         return
     if args.lolo:
         rows = sorted(leave_one_language_out(load_corpus("all")), key=lambda r: r[2])

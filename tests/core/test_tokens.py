@@ -51,10 +51,15 @@ REQUIRED = {
 # 58 more languages in five script families (more-*.jsonl), added to measure what the fit does
 # on languages and scripts it had no category for; bounded per language below.
 MORE = {"more-latin", "more-cyrillic", "more-indic", "more-arabic", "more-other"}
+# Languages from CLDR (build_unseen.py): Latin languages o200k knows little of and scripts
+# outside the fitted blocks (fitted on their tune split), and blind languages chosen before
+# any measure, every text held out.
+UNSEEN = {"unseen-latin", "unseen-script", "blind"}
 # The worst mean under-estimate of one added language on its held-out texts. Every script but
 # Latin is held to the general bound; Latin languages whose words o200k knows little of (Xhosa,
-# Zulu, Welsh, Irish) are under-estimated by up to a third, which no letter count here tells.
-MORE_UNDER = {"more-latin": 0.35}
+# Ewe, Kabyle, Irish, Welsh, Somali) are under-estimated by up to a fifth even with the
+# letter-pair splits (they were by up to a third before them).
+MORE_UNDER = {"more-latin": 0.20, "unseen-latin": 0.20}
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +69,9 @@ def held_out() -> list:
 
 def test_every_category_is_within_ten_percent_of_o200k_on_texts_never_fitted_on(held_out: list) -> None:
     print("\n" + markdown(held_out))
-    assert {r.category for r in held_out} == REQUIRED | MORE
+    assert {r.category for r in held_out} == REQUIRED | MORE | UNSEEN
     for r in held_out:
-        if r.category in MORE:
+        if r.category in MORE | UNSEEN:
             continue
         assert r.samples >= 7, f"{r.category}: too few held-out texts to measure"
         assert r.mae_o200k <= BOUND, f"{r.category}: mean error {r.mae_o200k:.1%} > {BOUND:.0%}"
@@ -78,30 +83,87 @@ def test_errors_lean_to_over_estimating(held_out: list) -> None:
     signed = [r.signed_o200k for r in held_out]
     assert sum(signed) / len(signed) > 0
     for r in held_out:
-        if r.category in MORE:
+        if r.category in MORE | UNSEEN:
             continue
         assert r.signed_o200k > -0.05, f"{r.category} under-estimated by {-r.signed_o200k:.1%} on average"
 
 
 def test_no_added_language_is_under_estimated_beyond_its_bound_on_held_out_texts() -> None:
-    rows = table(load_corpus("holdout", sorted(MORE)), by="lang")
-    family = {s.lang: s.category for s in load_corpus("holdout", sorted(MORE))}
+    added = sorted(MORE | UNSEEN - {"blind"})
+    samples = load_corpus("holdout", added)
+    for s in samples:
+        s.lang = f"{s.category}/{s.lang}"  # (Xhosa is in both Latin files)
+    rows = table(samples, by="lang")
+    family = {s.lang: s.category for s in samples}
     print("\n" + markdown(sorted(rows, key=lambda r: r.signed_o200k)))
-    assert len(rows) >= 40
+    assert len(rows) >= 70
     for r in rows:
         bound = MORE_UNDER.get(family[r.category], BOUND)
         assert r.signed_o200k >= -bound, f"{r.category}: under-estimated by {-r.signed_o200k:.1%} > {bound:.0%}"
 
 
-def test_a_script_the_fit_never_saw_is_over_estimated_not_under() -> None:
-    # Lao, Cherokee, Ol Chiki ... are in no corpus file: they get the cautious prior.
-    from tests.core.calibrate_tokens import SCRIPT_PRIOR, count, encoders
+def test_languages_chosen_before_any_measure_are_within_the_bound() -> None:
+    # blind.jsonl (build_unseen.py): ten Latin-script languages and four scripts named before
+    # anything was measured on them and never looked at while designing; every text held out.
+    samples = load_corpus("holdout", ["blind"])
+    assert {s.split for s in samples} == {"holdout"} and len(samples) >= 100
+    rows = table(samples, by="lang")
+    print("\n" + markdown(sorted(rows, key=lambda r: r.signed_o200k)))
+    assert len(rows) >= 14
+    for r in rows:
+        assert r.signed_o200k >= -BOUND, f"{r.category}: under-estimated by {-r.signed_o200k:.1%}"
+        assert r.mae_o200k <= BOUND, f"{r.category}: mean error {r.mae_o200k:.1%} > {BOUND:.0%}"
 
-    assert token_tables.WEIGHTS["other_script"] == pytest.approx(SCRIPT_PRIOR * 1.03, abs=0.05)
+
+def test_a_script_the_fit_never_saw_is_over_estimated_not_under() -> None:
+    # Lao, Cherokee, Ol Chiki, Tifinagh, N'Ko, Vai, Adlam, Shavian, Glagolitic ... have no weight:
+    # each character costs what o200k spends on it alone (token_tables.BLOCK_COSTS).
+    from tests.core.calibrate_tokens import count, encoders
+
+    assert token_tables.WEIGHTS["unfitted"] == pytest.approx(1.03)
     enc = encoders()["o200k_base"]
-    for text in ("ພາສາລາວ ເປັນພາສາທາງການ ຂອງປະເທດລາວ " * 20, "ᱥᱟᱱᱛᱟᱲᱤ ᱯᱟᱹᱨᱥᱤ " * 20, "ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ " * 20):
-        # (Ol Chiki costs 2.7 tokens a character, a little over the prior)
-        assert estimate_text(text) >= 0.8 * count(enc, text), text[:10]
+    for text in ("ພາສາລາວ ເປັນພາສາທາງການ ຂອງປະເທດລາວ ", "ᱥᱟᱱᱛᱟᱲᱤ ᱯᱟᱹᱨᱥᱤ ", "ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ ",
+                 "ⵜⴰⵎⴰⵣⵉⵖⵜ ⵜⴰⵏⴰⵡⴰⵢⵜ ", "ߒߞߏ ߞߊ߲ ", "ꕙꔤ ꕞꕌꔳ ", "𞤆𞤵𞤤𞤢𞤪 ", "𐑖𐑱𐑝𐑾𐑯 ", "ⰳⰾⰰⰳⱁⰾⰹⱌⰰ "):
+        text *= 20
+        real = count(enc, text)
+        assert 0.95 * real <= estimate_text(text) <= 1.4 * real, text[:10]  # (a space is a piece of its own)
+
+
+def test_the_block_cost_table_matches_o200k() -> None:
+    from tests.core.calibrate_tokens import block_costs
+
+    assert token_tables.BLOCK_COSTS == block_costs()
+
+
+def test_the_letter_pair_split_table_is_what_o200k_does_on_the_tune_split() -> None:
+    from tests.core.calibrate_tokens import split_table
+
+    groups, levels = split_table(load_corpus("tune", [c for c in CATEGORIES if "latin" in c]))
+    assert (token_tables.LETTER_GROUPS, token_tables.SPLIT_LEVELS) == (groups, levels)
+
+
+def test_a_foreign_word_whose_letter_pairs_o200k_splits_costs_more() -> None:
+    # Same letters, same length: the pairs of "kwinkqubo" split, those of "information" do not.
+    known = token_features.features("la information nacional " * 10)["split_x"]
+    rare = token_features.features("la kwinkqubo ngokwemiga " * 10)["split_x"]
+    assert rare > 1.5 * known > 0
+
+
+def test_a_character_outside_the_fitted_blocks_leaves_its_lead_bytes_class() -> None:
+    # Tifinagh shares its lead byte with the punctuation, Vai with Hangul, N'Ko with Arabic,
+    # Adlam with the emoji, Lao with Thai.
+    from tests.core.calibrate_tokens import count, encoders
+
+    enc = encoders()["o200k_base"]
+    for char, klass in (("ⵜ", "symbol"), ("ꕙ", "hangul"), ("ߒ", "arabic"), ("𞤆", "emoji"), ("ລ", "thai")):
+        f = token_features.features("ab " + char * 3)
+        # the block's mean cost, rounded up to half a token, and the space before the run
+        lead, second = char.encode()[:2]
+        assert f["unfitted"] == 3 * int(token_tables.BLOCK_COSTS[lead][second - 0x80]) / 2 + 1, char
+        assert f["unfitted"] >= 3 * count(enc, char), char
+        assert not f.get(klass), (char, klass)
+    mixed = token_features.features("한국어 ꕙꔤ “Tifinagh ⵜⴰⵎ” 😀")
+    assert mixed["hangul"] == 3 and mixed["emoji"] == 1 and mixed["symbol"] == 2
 
 
 def test_the_first_corpus_is_unseen_now_and_stays_within_the_bound() -> None:
@@ -178,7 +240,9 @@ def test_ascii_fast_path_agrees_with_the_general_path() -> None:
         assert slow[a] + slow[b] == pytest.approx(fast[a] + fast[b] + 1), a
     assert slow["line_word"] == fast["line_word"] + 1
     for key, value in fast.items():
-        if not key.startswith(("word_", "letter_", "line_word")):
+        if key.startswith(("rare_", "split_")):  # scaled by the share of foreign letters, which the é moves
+            assert slow[key] == pytest.approx(value, rel=0.01), key
+        elif not key.startswith(("word_", "letter_", "line_word")):
             assert slow[key] == value, key
 
 
@@ -282,7 +346,7 @@ def test_request_estimate_includes_system_and_tools() -> None:
     ("中", "han_s"), ("這", "han_t"), ("あ", "kana"), ("カ", "kana"), ("。", "cjk_punct"), ("한", "hangul"),
     ("，", "fullwidth"), ("я", "cyrillic"), ("α", "greek"), ("ש", "hebrew"), ("ع", "arabic"),
     ("अ", "devanagari"), ("ก", "thai"), ("ქ", "georgian"), ("ക", "malayalam"), ("ሰ", "ethiopic"),
-    ("ລ", "other_script"), ("ա", "armenian"), ("ਪ", "gurmukhi"), ("ཀ", "tibetan"), ("—", "symbol"), ("→", "symbol"), ("😀", "emoji"),
+    ("ա", "armenian"), ("ਪ", "gurmukhi"), ("ཀ", "tibetan"), ("—", "symbol"), ("→", "symbol"), ("😀", "emoji"),
     ("ŋ", "latin_ext"), ("ß", "accent_ß"), ("ł", "accent_ł"), ("ệ", "viet"),
 ])
 def test_each_script_lands_in_its_class(char: str, klass: str) -> None:
@@ -295,7 +359,7 @@ def test_each_script_lands_in_its_class(char: str, klass: str) -> None:
         klass_set = {klass}
     word = {"cyrillic": "cyrillic_word", "greek": "greek_word", "hebrew": "hebrew_word", "arabic": "arabic_word",
             "hangul": "hangul_word", "armenian": "armenian_word",
-            **{k: "indic_word" for k in (*token_features.BRAHMIC, "other_script")}}
+            **{k: "indic_word" for k in token_features.BRAHMIC}}
     if klass in word:
         assert f[word[klass]] == 1
         klass_set.add(word[klass])
