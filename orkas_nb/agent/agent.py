@@ -21,7 +21,7 @@ from ..harness.runner import Runner
 from ..harness.session import InMemorySession, JsonlSession, Session, session_path
 from ..harness.tool_protocol import Tool, ToolRegistry
 from ..providers.base import LLMProvider
-from .assembly import assemble_tools, workspace_knowledge
+from .assembly import SetupNotices, assemble_tools, workspace_knowledge
 from .models import ProviderPool, ResolvedModel, default_pool
 from .skills_wiring import SkillsChoice, agent_skills
 
@@ -92,13 +92,11 @@ class Agent:
         self.session = self._open_session(session)
         # True: every skill (this agent plays the commander's role); names: those (a member).
         self.skills = agent_skills(self.workspace, skills, open_tier=open_tier_skills)
-        connector_notices: list[str] = []  # MCP servers not approved or not running
-        setup_notes: list[str] = []  # for the model: approved servers that did not start
+        notices = SetupNotices()  # of the MCP servers: not approved, not running, not started
         self.tools = ToolRegistry(assemble_tools(
             self.workspace, services=services, allowed_paths=allowed_paths, approver=approver,
             settings=tool_settings, extra=tools, workspace_tools=default_tools,
-            readonly_paths=self.skills.readonly_paths, notices=connector_notices,
-            model_notes=setup_notes))
+            readonly_paths=self.skills.readonly_paths, notices=notices))
         if self.skills.tool is not None and self.skills.tool.name not in self.tools:
             self.tools.add(self.skills.tool)
         template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
@@ -120,8 +118,8 @@ class Agent:
             config=config,
             services=services,
         )
-        self.runner.notices = self.skills.notices() + [("mcp", n) for n in connector_notices]
-        self.runner.setup_notes = setup_notes
+        self.runner.notices = self.skills.notices()
+        notices.give_to(self.runner)
 
     def _wire_memory(self, memory: Any, knowledge: Any, approver: Any = None,
                      kb_embedder: str | None = None) -> Any:
