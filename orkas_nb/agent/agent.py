@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterable, Sequence
 
 from ..core.errors import ConfigError
 from ..core.events import RunEvent, RunResult
@@ -27,6 +27,7 @@ from .skills_wiring import SkillsChoice, agent_skills
 
 if TYPE_CHECKING:
     from ..providers.catalog import Catalog
+    from ..team.definitions import AgentDefinition
     from .factory import MemberFactory
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -205,11 +206,12 @@ class Agent:
         if self._abort is not None:
             self._abort.abort(reason)
 
-    def member_factory(self) -> MemberFactory:
-        """The agent factory this agent's team builds its members with (SPEC §2, §11)."""
+    def member_factory(self, definitions: Iterable[AgentDefinition] = ()) -> MemberFactory:
+        """The agent factory this agent's team builds its members with (SPEC §2, §11);
+        ``definitions``: the team's named agents."""
         from .factory import MemberFactory
 
-        return MemberFactory(self)
+        return MemberFactory(self, definitions)
 
     @property
     def catalog(self) -> Catalog | None:
