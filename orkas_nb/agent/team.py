@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from ..team.definitions import AgentDefinition
     from ..team.front_matter import Problem
     from ..team.runtime import Team
-    from ..team.skill_save import SaveSkill
     from ..team.state import TeamState
     from .agent import Agent
 
