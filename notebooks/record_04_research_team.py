@@ -13,15 +13,20 @@ from __future__ import annotations
 
 import sys
 
-from recording import HERE, main
+from recording import HERE, ROUTED_RECORDER, SCRIPT_IMPORTS, main, routed_recorder
 
 NOTEBOOK = HERE / "04-research-team.ipynb"
 CASSETTE = "04-research-team.cassette.jsonl"
 
-RECORDER = f'''
-from orkas_nb import RecordingProvider
-from orkas_nb.testing import ScriptedModel, call, reply
+# which agent a request is from: the first whose mark its system prompt carries
+ROUTES = (
+    ("commander", "You are the commander of a team"),
+    ("researcher", "You are the team's researcher"),
+    ("writer", "You are the team's writer"),
+)
 
+RECORDER = f'''
+{SCRIPT_IMPORTS}
 _scripts = {{
     "commander": [
         reply("I'll ask both at once.",
@@ -63,26 +68,8 @@ _scripts = {{
     ],
 }}
 
-
-def _answer(request):
-    if "You are the commander of a team" in request.system:
-        who = "commander"
-    elif "You are the team's researcher" in request.system:
-        who = "researcher"
-    elif "You are the team's writer" in request.system:
-        who = "writer"
-    else:
-        raise AssertionError("a request from no agent of the script: " + request.system[:200])
-    if not _scripts[who]:
-        raise AssertionError(who + " was asked once more than its script allows")
-    return _scripts[who].pop(0)
-
-
-_recorder = RecordingProvider(ScriptedModel(_answer), {CASSETTE!r}, model="research-team",
-                              note="authored: a ScriptedModel script, not a real model's answers")
-del RecordingProvider, ScriptedModel, call, reply
-'''
+{routed_recorder(CASSETTE, "research-team", ROUTES)}'''
 
 
 if __name__ == "__main__":
-    sys.exit(main(NOTEBOOK, CASSETTE, RECORDER, "_recorder"))
+    sys.exit(main(NOTEBOOK, CASSETTE, RECORDER, ROUTED_RECORDER))

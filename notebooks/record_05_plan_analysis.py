@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import sys
 
-from recording import HERE, main
+from recording import HERE, ROUTED_RECORDER, SCRIPT_IMPORTS, main, routed_recorder
 
 NOTEBOOK = HERE / "05-plan-analysis.ipynb"
 CASSETTE = "05-plan-analysis.cassette.jsonl"
 
-RECORDER = f'''
-from orkas_nb import RecordingProvider
-from orkas_nb.testing import ScriptedModel, call, reply
+# which agent a request is from: the first whose mark its system prompt carries
+ROUTES = (
+    ("commander", "You are the commander of a team"),
+    ("analyst", "You are the team's analyst"),
+    ("researcher", "You are the team's researcher"),
+    ("writer", "You are the team's writer"),
+)
 
+RECORDER = f'''
+{SCRIPT_IMPORTS}
 _steps = [
     {{"title": "Sales change per region", "assignee": "analyst", "wait_for": [],
      "input": "From data/sales.csv: each region's sales change from Q2 to Q3, in units and per cent."}},
@@ -58,26 +64,8 @@ _scripts = {{
     ],
 }}
 
-
-def _answer(request):
-    for who, mark in (("commander", "You are the commander of a team"),
-                      ("analyst", "You are the team's analyst"),
-                      ("researcher", "You are the team's researcher"),
-                      ("writer", "You are the team's writer")):
-        if mark in request.system:
-            break
-    else:
-        raise AssertionError("a request from no agent of the script: " + request.system[:200])
-    if not _scripts[who]:
-        raise AssertionError(who + " was asked once more than its script allows")
-    return _scripts[who].pop(0)
-
-
-_recorder = RecordingProvider(ScriptedModel(_answer), {CASSETTE!r}, model="plan-analysis",
-                              note="authored: a ScriptedModel script, not a real model's answers")
-del RecordingProvider, ScriptedModel, call, reply
-'''
+{routed_recorder(CASSETTE, "plan-analysis", ROUTES)}'''
 
 
 if __name__ == "__main__":
-    sys.exit(main(NOTEBOOK, CASSETTE, RECORDER, "_recorder"))
+    sys.exit(main(NOTEBOOK, CASSETTE, RECORDER, ROUTED_RECORDER))

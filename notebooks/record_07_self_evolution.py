@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import sys
 
-from recording import HERE, main
+from recording import HERE, ROUTED_RECORDER, SCRIPT_IMPORTS, main, routed_recorder
 
 NOTEBOOK = HERE / "07-self-evolution.ipynb"
 CASSETTE = "07-self-evolution.cassette.jsonl"
 
-RECORDER = f'''
-from orkas_nb import RecordingProvider
-from orkas_nb.testing import ScriptedModel, call, reply
+# which agent a request is from: the first whose mark its system prompt carries
+ROUTES = (
+    ("reflection", "You review how the agent"),
+    ("researcher", "You are the team's researcher"),
+)
 
+RECORDER = f'''
+{SCRIPT_IMPORTS}
 _SKILL = """---
 name: units-always
 description: Use whenever you report a number read from a data file.
@@ -45,24 +49,8 @@ _scripts = {{
     ],
 }}
 
-
-def _answer(request):
-    if "You review how the agent" in request.system:
-        who = "reflection"
-    elif "You are the team's researcher" in request.system:
-        who = "researcher"
-    else:
-        raise AssertionError("a request from no agent of the script: " + request.system[:200])
-    if not _scripts[who]:
-        raise AssertionError(who + " was asked once more than its script allows")
-    return _scripts[who].pop(0)
-
-
-_recorder = RecordingProvider(ScriptedModel(_answer), {CASSETTE!r}, model="self-evolution",
-                              note="authored: a ScriptedModel script, not a real model's answers")
-del RecordingProvider, ScriptedModel, call, reply
-'''
+{routed_recorder(CASSETTE, "self-evolution", ROUTES)}'''
 
 
 if __name__ == "__main__":
-    sys.exit(main(NOTEBOOK, CASSETTE, RECORDER, "_recorder"))
+    sys.exit(main(NOTEBOOK, CASSETTE, RECORDER, ROUTED_RECORDER))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterable, Sequence
 
 from ..core.errors import ConfigError
 from ..core.events import RunEvent, RunResult
@@ -21,12 +21,13 @@ from ..harness.runner import Runner
 from ..harness.session import InMemorySession, JsonlSession, Session, session_path
 from ..harness.tool_protocol import Tool, ToolRegistry
 from ..providers.base import LLMProvider
-from .assembly import assemble_tools, workspace_knowledge
+from .assembly import SetupNotices, assemble_tools, workspace_knowledge
 from .models import ProviderPool, ResolvedModel, default_pool
 from .skills_wiring import SkillsChoice, agent_skills
 
 if TYPE_CHECKING:
     from ..providers.catalog import Catalog
+    from ..team.definitions import AgentDefinition
     from .factory import MemberFactory
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -92,13 +93,11 @@ class Agent:
         self.session = self._open_session(session)
         # True: every skill (this agent plays the commander's role); names: those (a member).
         self.skills = agent_skills(self.workspace, skills, open_tier=open_tier_skills)
-        connector_notices: list[str] = []  # MCP servers not approved or not running
-        setup_notes: list[str] = []  # for the model: approved servers that did not start
+        notices = SetupNotices()  # of the MCP servers: not approved, not running, not started
         self.tools = ToolRegistry(assemble_tools(
             self.workspace, services=services, allowed_paths=allowed_paths, approver=approver,
             settings=tool_settings, extra=tools, workspace_tools=default_tools,
-            readonly_paths=self.skills.readonly_paths, notices=connector_notices,
-            model_notes=setup_notes))
+            readonly_paths=self.skills.readonly_paths, notices=notices))
         if self.skills.tool is not None and self.skills.tool.name not in self.tools:
             self.tools.add(self.skills.tool)
         template = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
@@ -120,8 +119,8 @@ class Agent:
             config=config,
             services=services,
         )
-        self.runner.notices = self.skills.notices() + [("mcp", n) for n in connector_notices]
-        self.runner.setup_notes = setup_notes
+        self.runner.notices = self.skills.notices()
+        notices.give_to(self.runner)
 
     def _wire_memory(self, memory: Any, knowledge: Any, approver: Any = None,
                      kb_embedder: str | None = None) -> Any:
@@ -207,11 +206,12 @@ class Agent:
         if self._abort is not None:
             self._abort.abort(reason)
 
-    def member_factory(self) -> MemberFactory:
-        """The agent factory this agent's team builds its members with (SPEC §2, §11)."""
+    def member_factory(self, definitions: Iterable[AgentDefinition] = ()) -> MemberFactory:
+        """The agent factory this agent's team builds its members with (SPEC §2, §11);
+        ``definitions``: the team's named agents."""
         from .factory import MemberFactory
 
-        return MemberFactory(self)
+        return MemberFactory(self, definitions)
 
     @property
     def catalog(self) -> Catalog | None:

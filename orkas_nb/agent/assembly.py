@@ -9,17 +9,37 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..harness.runner import Runner
     from ..harness.tool_protocol import Tool
     from ..memory.kb import KnowledgeBase
     from ..tools.settings import ToolSettings
 
 log = logging.getLogger("orkas_nb.connectors")
 
-__all__ = ["assemble_tools", "knowledge_base", "workspace_knowledge"]
+__all__ = ["SetupNotices", "assemble_tools", "knowledge_base", "workspace_knowledge"]
+
+
+@dataclass
+class SetupNotices:
+    """What building an agent's tools left to say, for the user and for the model.
+
+    ``user``: lines the user is shown at the start of every turn (an MCP server not approved, or
+    not running); ``model``: lines the model is told after the system prompt (an approved server
+    that did not start, so a tool it was promised but lacks is explained).
+    """
+
+    user: list[str] = field(default_factory=list)
+    model: list[str] = field(default_factory=list)
+
+    def give_to(self, runner: Runner) -> None:
+        """Add both to what ``runner`` already tells (its notices, its setup notes)."""
+        runner.notices = [*runner.notices, *(("mcp", line) for line in self.user)]
+        runner.setup_notes = [*runner.setup_notes, *self.model]
 
 
 def assemble_tools(
@@ -33,13 +53,12 @@ def assemble_tools(
     workspace_tools: bool = True,
     readonly_paths: Iterable[str | Path] = (),
     connectors: bool | None = None,
-    notices: list[str] | None = None,
-    model_notes: list[str] | None = None,
+    notices: SetupNotices | None = None,
 ) -> list[Tool]:
     """The workspace tools (unless ``workspace_tools`` is False), then ``extra``, then the tools
     of the approved MCP servers (``connectors``; None: with the workspace tools), which never
-    replace a tool already there; what the user should know of them goes into ``notices``, what
-    the model should (an approved server that did not start) into ``model_notes``.
+    replace a tool already there; what the user and the model should know of them goes into
+    ``notices`` (without it, the user's lines are logged and the model's dropped).
 
     ``readonly_paths`` are folders the tools read and bash sees, never writes (the folders of
     the skills the agent may use: :mod:`.skills_wiring`).
@@ -62,7 +81,7 @@ def assemble_tools(
             registry.remove(t.name)  # type: ignore[union-attr]  # the caller's replaces it
         registry.add(t)
     if connectors if connectors is not None else workspace_tools:
-        _add_connectors(registry, workspace, approver, notices, model_notes)
+        _add_connectors(registry, workspace, approver, notices)
     return [t for name in registry.names() if (t := registry.get(name)) is not None]
 
 
@@ -102,7 +121,7 @@ def _with_packages(workspace: str | Path, settings: ToolSettings | dict[str, Any
 
 
 def _add_connectors(registry: Any, workspace: str | Path, approver: Any,
-                    notices: list[str] | None, model_notes: list[str] | None) -> None:
+                    notices: SetupNotices | None) -> None:
     from ..connectors import config as connector_config
 
     if not (connector_config.workspace_file(workspace).exists()
@@ -111,11 +130,11 @@ def _add_connectors(registry: Any, workspace: str | Path, approver: Any,
     from ..connectors import connector_tools
 
     found, said = connector_tools(workspace, registry.names(), approver=approver,
-                                  model_notes=model_notes)
+                                  model_notes=notices.model if notices is not None else None)
     for t in found:
         registry.add(t)
     if notices is not None:
-        notices.extend(said)
+        notices.user.extend(said)
     else:
         for line in said:
             log.warning("%s", line)

@@ -38,29 +38,14 @@ from ..core.events import Done, RunEvent, RunResult, TextDelta
 
 if TYPE_CHECKING:
     from ..team.definitions import AgentDefinition
-    from ..team.factory import AgentFactory, MemberSpec, TeamMember
     from .agent import Agent
 
-__all__ = ["ExternalMember", "external_aware"]
+__all__ = ["ExternalMember"]
 
 RUN_LIMIT_S = 3600.0
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^AWS_|"
                      r"^AZURE_|^GOOGLE_|^OPENAI|^ANTHROPIC|^HF_|^JPY_|^JUPYTER|^GH_|^GITHUB_|"
                      r"^ORKAS_", re.IGNORECASE)
-
-
-def external_aware(factory: AgentFactory, definitions: list[AgentDefinition],
-                   parent: Agent) -> AgentFactory:
-    """``factory``, except that a definition with ``command`` becomes an :class:`ExternalMember`."""
-    external = {d.name: d for d in definitions if d.command}
-    if not external:
-        return factory
-
-    def build(spec: MemberSpec, *, session: Any = None) -> TeamMember:
-        d = external.get(spec.name)
-        return ExternalMember(d, parent) if d is not None else factory(spec, session=session)
-
-    return build  # type: ignore[return-value]
 
 
 class ExternalMember:

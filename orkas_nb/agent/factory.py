@@ -15,17 +15,19 @@ fallbacks; a member without one runs the parent's provider and model.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConfigError
 
 if TYPE_CHECKING:
     from ..harness.session import Session
-    from ..team.factory import MemberSpec
+    from ..team.definitions import AgentDefinition
+    from ..team.evolution import Evolution
+    from ..team.factory import MemberSpec, TeamMember
     from .agent import Agent
 
-__all__ = ["MemberFactory"]
+__all__ = ["MemberFactory", "TeamFactory"]
 
 _WORKSPACE_TOOL_MODULES = ("orkas_nb.tools.",)  # what default_tools builds
 _OWN_TO_PARENT = ("api_key", "api_keys", "token_source", "base_url", "client", "record")
@@ -34,12 +36,13 @@ _OWN_TO_PARENT = ("api_key", "api_keys", "token_source", "base_url", "client", "
 class MemberFactory:
     """Builds the members of ``parent``'s team (an ``AgentFactory``: call it with a spec)."""
 
-    def __init__(self, parent: Agent) -> None:
+    def __init__(self, parent: Agent, definitions: Iterable[AgentDefinition] = ()) -> None:
         self.parent = parent
-        # The team's named agents (their members get their private library) and its
-        # self-evolution (None: off); set by the team's composition root (.team).
-        self.definitions: dict[str, Any] = {}
-        self.evolution: Any = None
+        # The team's named agents: their members get their private library.
+        self.definitions: dict[str, AgentDefinition] = {d.name: d for d in definitions}
+        # The team's self-evolution (None: off); the team's composition root (.team) sets it
+        # once the team exists, as evolution observes the team's events.
+        self.evolution: Evolution | None = None
 
     def __call__(self, spec: MemberSpec, *, session: Session | None = None) -> Agent:
         p, parts = self.parent, self.parent._parts
@@ -84,6 +87,26 @@ class MemberFactory:
 
             notices_for(member, self.evolution, spec.name)
         return member
+
+
+class TeamFactory:
+    """The factory a team builds its members with: a definition that names a program
+    (``command:``) becomes an :class:`~.external.ExternalMember`, any other spec an agent built
+    by ``agents`` (a :class:`MemberFactory`)."""
+
+    def __init__(self, agents: MemberFactory, parent: Agent) -> None:
+        self.agents = agents
+        self.parent = parent
+        self.external: dict[str, AgentDefinition] = {
+            name: d for name, d in agents.definitions.items() if d.command}
+
+    def __call__(self, spec: MemberSpec, *, session: Session | None = None) -> TeamMember:
+        definition = self.external.get(spec.name)
+        if definition is not None:
+            from .external import ExternalMember
+
+            return ExternalMember(definition, self.parent)
+        return self.agents(spec, session=session)
 
 
 def _without_prebuilt_workspace_tools(

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from ..team.definitions import AgentDefinition
     from ..team.front_matter import Problem
     from ..team.runtime import Team
-    from ..team.skill_save import SaveSkill
     from ..team.state import TeamState
     from .agent import Agent
 
@@ -85,17 +84,16 @@ def _build(agent: Agent, conversation: str, definitions: Sequence[AgentDefinitio
         return None, problems
     # A worker is the commander's own hand: its prompt and tools, not the commander's role.
     worker = MemberSpec(name="worker", system_prompt=agent.system_prompt)
-    from .external import external_aware
+    from .factory import TeamFactory
 
     # A definition naming a program (``command:``) is an external agent (agent/external.py).
-    members = agent.member_factory()
-    team = Team(agent, external_aware(members, list(definitions), agent), definitions,
+    members = agent.member_factory(definitions)
+    team = Team(agent, TeamFactory(members, agent), definitions,
                 state=state if state is not None else TeamState(agent.workspace, conversation,
                                                                  durable=durable),
                 worker=worker)
     from .evolution_wiring import wire_evolution
 
-    members.definitions = {d.name: d for d in definitions}
     members.evolution = wire_evolution(team, agent, definitions)
     for t in commander_tools(team):
         agent.tools.add(t)

@@ -18,7 +18,6 @@ if TYPE_CHECKING:  # the engine loads at the first run, not at %load_ext
     from ..core.events import RunResult
     from .cell.config import Agent as AgentConfig
     from .cell.transform import Transformer
-    from .state import NotebookState
 
 __all__ = [
     "current_state",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # asyncio costs ~70 ms to import in a terminal IPython; keep loading light
     import asyncio
 
+    from ..agent.assembly import SetupNotices
     from ..agent.models import ProviderPool
 
 from .cell.config import Agent as AgentConfig
@@ -63,10 +64,9 @@ class NotebookState:
         self.background: dict[str, ActiveRun] = {}
         self._pool: ProviderPool | None = None
         self.tools: dict[tuple[Any, ...], list[Any]] = {}  # built tools, see prepare._tools
-        # What the user is told of those tools at each turn (MCP servers not approved or down).
-        self.tool_notices: dict[tuple[Any, ...], list[str]] = {}
-        # What the model is told of them (an approved MCP server that did not start).
-        self.setup_notes: dict[tuple[Any, ...], list[str]] = {}
+        # What the user and the model are told of those tools (SetupNotices: MCP servers not
+        # approved, down, or approved but not started), per the same key.
+        self.tool_notices: dict[tuple[Any, ...], SetupNotices] = {}
         # A team conversation's state (bus, ledger, member sessions) per session name: opened
         # once per kernel, as its files are locked to the process that holds them.
         self._teams: dict[str, Any] = {}
@@ -114,7 +114,6 @@ class NotebookState:
         self._pool = None
         self.tools.clear()
         self.tool_notices.clear()
-        self.setup_notes.clear()
 
     # -- sessions ---------------------------------------------------------------------------
 

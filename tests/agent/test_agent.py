@@ -73,7 +73,7 @@ async def test_steer_and_stop_through_the_agent(workspace: Path) -> None:
 
     slow = Agent(ScriptedModel([reply("z " * 500, delay_s=0.005, chunk_chars=2)]), workspace=workspace)
     seen = 0
-    async for e in slow.run("go"):
+    async for e in slow.run("go"):  # noqa: B007 - the last event is checked after the loop
         seen += 1
         if seen == 3:
             slow.stop()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.team.teamkit import write_agents
+from tests.team.teamkit import RESEARCHER_AND_WRITER, write_agents
 
 from .notebook import CELLS, NotebookPage
 
@@ -29,7 +29,7 @@ sys.path.insert(0, {str(REPO)!r})
 %load_ext orkas_nb
 from tests.fakes.model_server import ModelServer
 from tests.fakes.wire import Reply, ToolCall
-from tests.team.teamkit import who
+from tests.team.teamkit import member_of
 from orkas_nb.providers.auth import StaticKey
 from orkas_nb.providers.openai_chat import OpenAIChatProvider
 
@@ -59,9 +59,7 @@ SCRIPTS = {{
 asked = []
 
 def script(payload):
-    first = payload["messages"][0]
-    system = first["content"] if first["role"] in ("system", "developer") else ""
-    member = who(system if isinstance(system, str) else json.dumps(system))
+    member = member_of(payload)
     asked.append(member)
     step = SCRIPTS[member].pop(0)
     if isinstance(step, tuple):
@@ -84,7 +82,7 @@ ASKED = "print(asked)"
 def folder(nb: NotebookPage):
     root = nb.lab.root / FOLDER
     root.mkdir(exist_ok=True)
-    write_agents(root, researcher="Finds facts in the files.", writer="Writes short notes.")
+    write_agents(root, **RESEARCHER_AND_WRITER)
     (root / "notes.txt").write_text("- finish the report\n- book the room\n- send the draft\n")
     yield root
     shutil.rmtree(root, ignore_errors=True)

@@ -27,7 +27,7 @@ def test_quickstart_command_runs_the_notebook_with_no_key(tmp_path: Path, monkey
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ORKAS_MODEL", "JPY_SESSION_NAME"):
         monkeypatch.delenv(name, raising=False)
     folder = tmp_path / "qs"
-    for attempt in range(2):  # a second run in the same folder replays identically
+    for _attempt in range(2):  # a second run in the same folder replays identically
         assert main(["quickstart", "--dir", str(folder)]) == 0
         out = capsys.readouterr().out
         assert "Feb (95), Apr (80) and Jun (70) fell below 100" in out

@@ -16,7 +16,7 @@ from orkas_nb.harness.repair import open_calls
 from orkas_nb.harness.session import JsonlSession
 from orkas_nb.team.bus import MessageBus, bus_path, member_session_path
 from orkas_nb.team.ledger import TaskLedger, ledger_path
-from tests.team.teamkit import write_agents
+from tests.team.teamkit import RESEARCHER_AND_WRITER, write_agents
 
 from .kernel import Kernel
 
@@ -37,7 +37,7 @@ BOTH = ('router = Router(commander=[reply("", call("dispatch_to", agent="researc
 def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("teamnb") / "project"
     folder.mkdir()
-    write_agents(folder, researcher="Finds facts in the files.", writer="Writes short notes.")
+    write_agents(folder, **RESEARCHER_AND_WRITER)
     return folder
 
 

@@ -27,22 +27,11 @@ from orkas_nb.notebook.views.transcript import TRANSCRIPT_MIME, Transcript, Tran
 from orkas_nb.notebook.views.widgets.live import LiveRenderer
 from orkas_nb.providers.catalog import RunningCost, cost_of
 from orkas_nb.testing import call, reply
-from tests.team.teamkit import Router, write_agents
+from tests.team.teamkit import Router, Slot, write_agents
 
 COMMANDER_MODEL, MEMBER_MODEL = "gpt-4o-mini", "gpt-4o"
 R_USAGE, W_USAGE, C_USAGE = Usage(input_tokens=1000, output_tokens=100), \
     Usage(input_tokens=2000, output_tokens=50), Usage(input_tokens=500, output_tokens=20)
-
-
-class Slot:
-    def __init__(self) -> None:
-        self.last: dict[str, Any] = {}
-
-    def update(self, bundle: dict[str, Any]) -> None:
-        self.last = bundle
-
-    def final(self, bundle: dict[str, Any]) -> None:
-        self.last = bundle
 
 
 async def team_run(workspace: Path, router: Router, prompt: str = "go",

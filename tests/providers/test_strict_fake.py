@@ -13,7 +13,7 @@ import json
 import httpx
 import pytest
 
-from orkas_nb.core.errors import AccountError, RequestError, TransientError
+from orkas_nb.core.errors import AccountError, RequestError
 from orkas_nb.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage, user_message
 from orkas_nb.providers.anthropic_messages import AnthropicProvider
 from orkas_nb.providers.auth import StaticKey

@@ -16,6 +16,8 @@ from orkas_nb.providers.base import ModelRequest
 from orkas_nb.testing import ScriptedModel
 
 COMMANDER_MARK = "You are the commander of a team"
+# The two agents most team tests define: ``write_agents(folder, **RESEARCHER_AND_WRITER)``.
+RESEARCHER_AND_WRITER = {"researcher": "Finds facts in the files.", "writer": "Writes short notes."}
 
 
 def write_agents(workspace: Path, **descriptions: str) -> None:
@@ -55,6 +57,25 @@ class Router:
 
     def model(self) -> ScriptedModel:
         return ScriptedModel(self)
+
+
+def member_of(payload: dict[str, Any]) -> str:
+    """The member a wire request (either format) is from, as :func:`who` reads its system prompt:
+    the router key of a loopback model server scripted per member."""
+    return who(wire_system(payload))
+
+
+class Slot:
+    """A display slot for a view under test: it keeps the last bundle it was given."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, Any] = {}
+
+    def update(self, bundle: dict[str, Any]) -> None:
+        self.last = bundle
+
+    def final(self, bundle: dict[str, Any]) -> None:
+        self.last = bundle
 
 
 def user_texts(request: ModelRequest) -> str:

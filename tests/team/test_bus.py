@@ -32,7 +32,10 @@ def conversation(bus: MessageBus) -> None:
 def test_each_member_sees_its_own_view_and_the_commander_everything() -> None:
     bus = MessageBus.in_memory()
     conversation(bus)
-    texts = lambda member: [m.text[:11] for m in bus.view(member)]
+
+    def texts(member: str) -> list[str]:
+        return [m.text[:11] for m in bus.view(member)]
+
     assert texts("commander") == ["compare the", "read paper ", "read paper ", "A says yesA",
                                   "both read; "]
     # The researcher sees its task and its own result (a sender sees what it sent), not the

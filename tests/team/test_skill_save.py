@@ -147,8 +147,9 @@ def test_a_kill_during_the_write_leaves_the_old_skill_or_the_new_one(workspace):
 
                 def step(fn):
                     def wrapped(*a):
-                        steps[0] += 1
-                        if steps[0] == die_at:
+                        # the forked child runs one iteration of the loop, then dies
+                        steps[0] += 1  # noqa: B023
+                        if steps[0] == die_at:  # noqa: B023
                             os.kill(os.getpid(), signal.SIGKILL)
                         return fn(*a)
                     return wrapped

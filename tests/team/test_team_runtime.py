@@ -14,7 +14,7 @@ from orkas_nb.core.events import Done, MemberEvent, TextDelta
 from orkas_nb.core.messages import ToolCallBlock
 from orkas_nb.team.state import TeamState
 from orkas_nb.testing import call, reply
-from tests.team.teamkit import Router, user_texts, write_agents
+from tests.team.teamkit import RESEARCHER_AND_WRITER, Router, user_texts, write_agents
 
 
 def make_team(workspace: Path, router: Router, **kw):
@@ -24,7 +24,7 @@ def make_team(workspace: Path, router: Router, **kw):
 
 @pytest.fixture
 def ws(workspace: Path) -> Path:
-    write_agents(workspace, researcher="Finds facts in the files.", writer="Writes short notes.")
+    write_agents(workspace, **RESEARCHER_AND_WRITER)
     return workspace
 
 

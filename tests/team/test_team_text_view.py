@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from orkas_nb import Agent
 from orkas_nb.agent.team import build_team
 from orkas_nb.core.events import Done
 from orkas_nb.notebook.views.renderer import RunInfo
 from orkas_nb.notebook.views.text import TextRenderer
 from orkas_nb.testing import call, reply
-from tests.team.teamkit import Router, write_agents
-
-
-class Slot:
-    def __init__(self) -> None:
-        self.last: dict[str, Any] = {}
-
-    def update(self, bundle: dict[str, Any]) -> None:
-        self.last = bundle
-
-    def final(self, bundle: dict[str, Any]) -> None:
-        self.last = bundle
+from tests.team.teamkit import Router, Slot, write_agents
 
 
 async def test_lanes_are_printed_with_their_members_name(workspace):

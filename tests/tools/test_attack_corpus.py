@@ -50,7 +50,10 @@ class Case:
 
 def corpus(port: int) -> list[Case]:
     url = f"http://127.0.0.1:{port}"
-    b = lambda id, cmd, **kw: Case(id, "bash", {"command": cmd.replace("{port}", str(port))}, **kw)
+
+    def b(id: str, cmd: str, **kw: Any) -> Case:
+        return Case(id, "bash", {"command": cmd.replace("{port}", str(port))}, **kw)
+
     return [
         # -- file tools: path escapes of every kind -------------------------------------------
         Case("read-dotdot", "read_file", {"path": "../outside/canary.txt"}),

@@ -303,9 +303,12 @@ def test_background_job_and_log_survive_a_kernel_restart(world, mode: str, tmp_p
     """One process (a kernel) starts a job and dies; a new one polls its log and stops it."""
     script = tmp_path / "kernel.py"
     script.write_text(RESTART_SCRIPT)
-    run = lambda *a: subprocess.run(
-        [sys.executable, str(script), str(world.ws), mode, *a], capture_output=True, text=True,
-        timeout=60, env=os.environ)
+
+    def run(*a: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(script), str(world.ws), mode, *a], capture_output=True,
+            text=True, timeout=60, env=os.environ)
+
     started = run("start", "-")
     assert started.returncode == 0, started.stderr
     job = started.stdout.strip()

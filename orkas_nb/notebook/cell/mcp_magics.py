@@ -47,7 +47,6 @@ def mcp_command(state: NotebookState, rest: str) -> None:
 def _forget_tools(state: NotebookState) -> None:
     state.tools.clear()  # the kept tools of each session are built again with the servers
     state.tool_notices.clear()
-    state.setup_notes.clear()
 
 
 def _add(state: NotebookState, tail: str) -> None:

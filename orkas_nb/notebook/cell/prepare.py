@@ -19,6 +19,7 @@ from ..views.renderer import RunControls, RunInfo, fan_out
 
 if TYPE_CHECKING:
     from ...agent import Agent
+    from ...agent.assembly import SetupNotices
     from ...providers.catalog import Catalog, RunningCost
     from ..state import NotebookState
 
@@ -99,21 +100,22 @@ def _namespace_tools(user_ns: dict[str, Any]) -> list[Any]:
 
 def _tools(state: NotebookState, opts: CellOptions, session: str,
            services: dict[str, Any], readonly: tuple[str, ...] = ()
-           ) -> tuple[list[Any], list[str], list[str]]:
+           ) -> tuple[list[Any], SetupNotices]:
     """Workspace tools (with the allowed folders), registered extras (kernel tools), then the
     notebook's own @tool functions; a later tool replaces an earlier one of the same name. With
-    them, the lines the user is told at each turn (MCP servers not approved or not running)
-    and those the model is told (an approved server that did not start).
+    them, what the user is told at each turn (MCP servers not approved or not running) and what
+    the model is told (an approved server that did not start).
 
     The built tools are kept per session and folder set: building them (a schema per tool) is
     most of a cell's cost before the model is asked, and their read ledger then spans the
     session's cells, as it would for one long-lived agent. The run's approver reaches them
     through ``services`` at call time, so a kept tool asks the current run's approver.
     """
+    from ...agent.assembly import SetupNotices
     from .. import plugins
 
     if opts.no_tools:
-        return [], [], []
+        return [], SetupNotices()
     config, shell = state.config, state.shell
     key = (session, str(state.workspace), tuple(state.all_allowed_paths()), config.workspace_tools,
            readonly)
@@ -121,16 +123,14 @@ def _tools(state: NotebookState, opts: CellOptions, session: str,
     if found is None:
         from ...agent.assembly import assemble_tools
 
-        notices = state.tool_notices[key] = []
-        notes = state.setup_notes[key] = []
+        notices = state.tool_notices[key] = SetupNotices()
         found = state.tools[key] = assemble_tools(
             state.workspace, services=services, allowed_paths=state.all_allowed_paths(),
             extra=plugins.extra_tools(shell, services), workspace_tools=config.workspace_tools,
-            readonly_paths=readonly, notices=notices, model_notes=notes)
+            readonly_paths=readonly, notices=notices)
     if config.namespace_tools:
         found = found + _namespace_tools(shell.user_ns)
-    return (list({t.name: t for t in found}.values()), state.tool_notices.get(key, []),
-            state.setup_notes.get(key, []))
+    return list({t.name: t for t in found}.values()), state.tool_notices.get(key, SetupNotices())
 
 
 def _session_name(state: NotebookState, opts: CellOptions) -> str:
@@ -180,7 +180,7 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
         # The skills' folders are the tools' read-only folders (kept with the tools per set).
         wired = agent_skills(state.workspace, skills, open_tier=config.open_tier_skills)
         readonly = tuple(map(str, wired.readonly_paths))
-        tools, tool_notices, setup_notes = _tools(state, opts, name, services, readonly)
+        tools, tool_notices = _tools(state, opts, name, services, readonly)
         session = state.open_session(name)
         agent = Agent(
             model, pool=state.pool, workspace=state.workspace, session=session, tools=tools,
@@ -191,8 +191,7 @@ def prepare(state: NotebookState, opts: CellOptions, body: str, *, background: b
             memory=False if opts.no_tools else None, knowledge=False if opts.no_tools else None,
             kb_embedder=config.kb_embedder, skills=wired, open_tier_skills=config.open_tier_skills,
         )
-        agent.runner.notices += [("mcp", n) for n in tool_notices]
-        agent.runner.setup_notes = agent.runner.setup_notes + setup_notes
+        tool_notices.give_to(agent.runner)
         team, warnings = _team(state, opts, agent, name)
     except OrkasError as exc:
         raise NotebookError(str(exc)) from None

@@ -48,7 +48,7 @@ async def drive(p: Prepared) -> RunResult | None:
     result = None
     if p.team is None:
         events = p.agent.run(p.prompt, abort=p.abort)
-        unsubscribe: Callable[[], None] = lambda: None
+        unsubscribe: Callable[[], None] = lambda: None  # noqa: E731 - the team's branch sets one
     else:  # the team's own routing (@name, the floor); a stop on the run's signal stops the group
         events = p.team.run(p.prompt)
         unsubscribe = p.abort.subscribe(lambda: _stop_team(p))

@@ -45,6 +45,7 @@ from ...core.messages import (
 )
 from .lanes import HANDED_BACK, LaneTracker, tokens_text
 from .transcript_lanes import LaneRecorder, TLane
+from .transcript_messages import TAssistant, TMessage, TToolCall, TToolResult, TUser, _Model
 from .transcript_text import ARGUMENT_CHARS  # noqa: F401  (re-exported)
 from .transcript_text import ICON as _ICON
 from .transcript_text import STATUS_WORDS as _STATUS_WORDS
@@ -79,9 +80,6 @@ __all__ = [
     "TranscriptBuilder",
     "transcript_json_schema",
 ]
-
-
-from .transcript_messages import TAssistant, TMessage, TToolCall, TToolResult, TUser, _Model
 
 
 class TStats(RunStats):
