@@ -174,15 +174,13 @@ class TeamStepRunner:
                                        to=COMMANDER)
             prompt = team.prompt_for(COMMANDER, note, intro="The plan needs you")
             # the team's group stop aborts this turn as it does the conversation's own
-            abort = self._commander_abort = team._commander_abort = AbortSignal()
-            if team._stop_reason is not None:
-                abort.abort(team._stop_reason)
+            abort = self._commander_abort = team.commander_abort()
             result: RunResult | None = None
             async for event in team.commander.run(prompt, abort=abort):
                 if isinstance(event, Done):
                     result = event.result
                 else:
-                    team._emit(event)
+                    team.emit(event)
             assert result is not None
             if step is not None and result.text:
                 team.state.bus.post(COMMANDER, result.text, visible_to={USER}, kind="chat", to=USER)
@@ -206,7 +204,7 @@ class TeamStepRunner:
     def clear_stop(self) -> None:
         # A team keeps a stop until the next user turn; a resumed plan is that next turn.
         for team in self._teams():
-            team._stop_reason = None
+            team.clear_stop()
 
 
 def _outcome(result: RunResult, limit: int) -> StepOutcome:

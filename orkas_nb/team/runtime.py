@@ -167,9 +167,28 @@ class Team:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _emit(self, event: RunEvent) -> None:
+    def emit(self, event: RunEvent) -> None:
+        """Hand ``event`` to every listener (a commander turn run outside :meth:`run`, such
+        as a plan's wake-up, shows its events this way)."""
         for listener in list(self._listeners):
             listener(event)
+
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the team was stopped (None: not stopped since the last user turn)."""
+        return self._stop_reason
+
+    def clear_stop(self) -> None:
+        """Runs may start again: a stop lasts until the next user turn (or a resumed plan)."""
+        self._stop_reason = None
+
+    def commander_abort(self) -> AbortSignal:
+        """A fresh abort signal for a commander turn, reached by :meth:`stop` (already
+        aborted while a stop holds)."""
+        abort = self._commander_abort = AbortSignal()
+        if self._stop_reason is not None:
+            abort.abort(self._stop_reason)
+        return abort
 
     # -- work for members --------------------------------------------------------------------
 
@@ -314,7 +333,7 @@ class Team:
         async for event in member.run(prompt, abort=abort):
             if isinstance(event, Done):
                 result = event.result
-            self._emit(MemberEvent(agent=name, member=name, task_id=task_id, lane=lane,
+            self.emit(MemberEvent(agent=name, member=name, task_id=task_id, lane=lane,
                                    visible=visible, event=event))
         assert result is not None
         return result
