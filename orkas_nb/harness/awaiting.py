@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core.errors import StateError
-from ..core.messages import AssistantMessage, Message, TextBlock, ToolResultMessage
+from ..core.messages import AssistantMessage, Message, TextBlock, ToolResultMessage, ToolStatus
 from .session import Session
 
-__all__ = ["AwaitingAnswerError", "answer_call", "awaiting_calls", "check_sendable",
-           "continue_problem"]
+__all__ = ["AwaitingAnswerError", "answer_call", "asked_last", "awaiting_calls",
+           "check_sendable", "close_call", "continue_problem"]
 
 
 class AwaitingAnswerError(StateError):
@@ -72,7 +72,27 @@ def continue_problem(history: Sequence[Message]) -> str | None:
     return "it has no answer of the model to go on from"
 
 
-def answer_call(session: Session, call_id: str, text: str) -> bool:
+def asked_last(history: Sequence[Message], call_id: str) -> bool:
+    """Whether the model's last answer in ``history`` made the call ``call_id`` (no run went
+    on past that call: its result, if there, is what the model sees next)."""
+    for k in range(len(history) - 1, -1, -1):
+        m = history[k]
+        if isinstance(m, AssistantMessage):
+            return any(c.id == call_id for c in m.tool_calls)
+    return False
+
+
+def close_call(session: Session, call_id: str, reason: str) -> bool:
+    """Close the awaiting call ``call_id`` without an answer (the question was withdrawn: its
+    step skipped, its plan aborted), as an "interrupted" result in its place, so the session can
+    run again. False when there was no open call of that id."""
+    if not any(r.tool_call_id == call_id for r in awaiting_calls(session.messages)):
+        return False
+    return answer_call(session, call_id, f"[interrupted: {reason}]", status="interrupted")
+
+
+def answer_call(session: Session, call_id: str, text: str, *,
+                status: ToolStatus = "ok") -> bool:
     """Save ``text`` as the result of the awaiting call ``call_id``, in its placeholder's place;
     on disk when this returns. False when the call has its answer already (a second delivery
     changes nothing). :class:`StateError` when the session holds no such open call."""
@@ -86,7 +106,7 @@ def answer_call(session: Session, call_id: str, text: str) -> bool:
                                      f"without its answer: {m.text}")
                 return False
             answered = ToolResultMessage(tool_call_id=call_id, name=m.name,
-                                         content=[TextBlock(text=text)])
+                                         content=[TextBlock(text=text)], status=status)
             session.rewrite([*history[:k], answered, *history[k + 1:]])
             return True
     raise StateError(f"session {session.name!r} holds no call {call_id!r} to answer")

@@ -132,7 +132,9 @@ class PlanExecutor(PlanEngine):
 
     def answer(self, index: int, values: dict[str, Any]) -> None:
         """The user's answer to a blocked step: saved, then used (a ``user`` step is done with
-        it; an agent resumes with it as its question's answer); the plan goes on."""
+        it; an agent's run resumes from it as its ``ask_user`` call's result); the plan goes on.
+        A process that dies before the agent's run went on keeps the answer: the step is
+        blocked with it on reload and resumes from it on :meth:`resume`."""
         with self._unit():
             plan = self._require()
             why = check_action(plan, "answer", index, values)
@@ -148,10 +150,9 @@ class PlanExecutor(PlanEngine):
                 self.store.set_step(index, answer=dict(values), status="done",
                                     output_summary=summary)
             else:
-                runs = step.runs + 1
-                self.store.set_step(index, answer=dict(values), status="in_progress", runs=runs)
-                self._spawn(lambda: self.runner.resume_agent(step.model_copy(),
-                                                             dict(values)), index, runs)
+                self.store.set_step(index, answer=dict(values))
+                self.store.flush()  # on disk before the agent's session gets it
+                self._resume_answered(plan.step(index))
             self._reconcile()
 
     def retry(self, index: int) -> None:
@@ -173,7 +174,9 @@ class PlanExecutor(PlanEngine):
             why = check_action(plan, "skip", index, {})
             if why:
                 raise PlanActionError(why)
+            was = plan.step(index).model_copy()
             self.store.set_step(index, status="skipped", failure_reason=reason)
+            self._withdraw([was], reason)
             self._drop_decision(index)
             self._activate()
             self._reconcile()
@@ -211,6 +214,9 @@ class PlanExecutor(PlanEngine):
             for index in list(plan.decisions):
                 self._drop_decision(index)
                 self._wake_commander(plan.step(index))
+            for step in plan.steps:  # answered before a restart, not yet resumed
+                if step.status == "blocked" and step.answer is not None:
+                    self._resume_answered(step)
             self._reconcile()
 
     async def run(self) -> Plan | None:
