@@ -171,11 +171,7 @@ class TeamStepRunner:
                 return StepOutcome(status="failed", reason=f"{name} cannot resume: {exc}")
             if not saved and not asked_last(session.messages, step.question_id):
                 return StepOutcome(status="failed", reason="interrupted")
-            task_id = new_id("resume")
-            if saved:  # the user's answer, as the conversation shows it
-                shown = "\n".join(f"{k}: {v}" for k, v in answer.items()) or "(approved)"
-                task_id = state.bus.post(USER, shown, visible_to={USER, name}, kind="chat",
-                                         to=name).id
+            task_id = _show_answer(team, name, answer)
             self._task_step[task_id] = step.index
             result = await team.run_member(member, name, None, task_id, lane="dispatch",
                                            visible=True)
@@ -234,6 +230,18 @@ class TeamStepRunner:
         # A team keeps a stop until the next user turn; a resumed plan is that next turn.
         for team in self._teams():
             team.clear_stop()
+
+
+def _show_answer(team: Team, name: str, answer: dict[str, Any]) -> str:
+    """The user's answer on the bus, as the conversation shows it, once: a life that died after
+    posting it does not post it again. Returns the id the resumed run's events carry."""
+    shown = "\n".join(f"{k}: {v}" for k, v in answer.items()) or "(approved)"
+    bus = team.state.bus
+    since = max((m.seq for m in bus.messages if m.sender == name), default=0)
+    for m in bus.messages:
+        if m.seq > since and m.sender == USER and m.to == name and m.text == shown:
+            return new_id("resume")
+    return bus.post(USER, shown, visible_to={USER, name}, kind="chat", to=name).id
 
 
 def _outcome(result: RunResult, limit: int) -> StepOutcome:
