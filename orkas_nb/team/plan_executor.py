@@ -19,9 +19,16 @@ plan tools (:mod:`.plan_tools`) retry, skip, abort or revise. A blocked step (a 
 or an agent's ``ask_user``) pauses the whole plan until :meth:`PlanExecutor.answer`.
 :meth:`PlanExecutor.stop` fails running steps as "stopped" without applying ``on_failure``.
 
+An agent's ``ask_user`` leaves its call open in the agent's session; :meth:`PlanExecutor.answer`
+saves the answer here first, then the runner saves it as that call's result and the agent's run
+continues from it (a resume, not a re-dispatch).
+
 Reload: a step found ``in_progress`` becomes failed ("interrupted") and follows its
-``on_failure`` — never re-dispatched silently; a commander to wake is remembered
-(``plan.decisions``); nothing runs until :meth:`PlanExecutor.resume` (or an action).
+``on_failure`` — never re-dispatched silently — except a step resumed from a saved answer: it is
+blocked again with that answer (a second answer is refused) and resumes from it on
+:meth:`PlanExecutor.resume` (the answer reaches the agent's session once; a run that had gone on
+past it ends as interrupted). A commander to wake is remembered (``plan.decisions``); nothing
+runs until :meth:`PlanExecutor.resume` (or an action).
 """
 
 from __future__ import annotations
