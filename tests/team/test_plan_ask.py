@@ -203,3 +203,32 @@ async def test_a_kill_between_answer_saved_and_run_resumed_resumes_once_from_the
         shown = [m for m in team.state.bus.messages if m.sender == USER and m.to == "analyst"]
         assert len(shown) == 1  # the answer shown once, whichever life saved it
         team.close()
+
+
+async def test_another_step_of_the_member_queued_behind_the_question_waits_for_the_answer(
+        ws: Path) -> None:
+    both = [{"title": "Rivals", "assignee": "analyst", "input": "List the rivals.", "wait_for": []},
+            {"title": "Prices", "assignee": "analyst", "input": "List the prices.", "wait_for": []}]
+    script = Script(commander=[write_plan(both), Reply(text="Planned.")],
+                    analyst=[Reply(tool_calls=[ask()]), Reply(text="EU rivals."),
+                             Reply(text="Prices listed.")])
+    with ModelServer(script).start() as server:
+        from orkas_nb.agent.plan import run_planned
+
+        team = team_over(server, ws)
+        team.plan.max_parallel = 2  # both steps start; the second queues on the analyst
+        await run_planned(team, "Prepare the launch")
+        plan = team.plan.plan
+        assert [s.status for s in plan.steps] == ["blocked", "pending"]
+        assert plan.steps[1].transient_failures == 1  # refused, not failed: it goes on later
+        refused = [t for t in team.state.ledger.tasks if "prices" in t.text]
+        assert len(refused) == 1 and "waits for the user's answer" in refused[0].reason
+        assert len(script.seen["analyst"]) == 1  # the refused run asked no model
+        team.plan.answer(1, {"region": "EU"})
+        await team.plan.wait()
+        plan = team.plan.plan
+        assert plan.state == "done" and [s.output_summary for s in plan.steps] == [
+            "EU rivals.", "Prices listed."]
+        assert [json.loads(t) for t in results_for(script.seen["analyst"][1], "call_ask_1")] \
+            == [{"region": "EU"}]
+        team.close()
