@@ -163,18 +163,20 @@ class Agent:
         return session
 
     def run(
-        self, prompt: str | UserMessage, *, abort: AbortSignal | None = None
+        self, prompt: str | UserMessage | None, *, abort: AbortSignal | None = None
     ) -> AsyncIterator[RunEvent]:
         """Run one turn, yielding events; the last is ``done`` with the :class:`RunResult`.
 
-        The runner's own event stream is handed back (no relaying layer: a run yields an event
-        per streamed token). The turn starts when it is first iterated.
+        ``prompt`` None continues the session from the results it ends with (a call answered
+        from outside, such as a plan's ``ask_user``; ``Runner.run``). The runner's own event
+        stream is handed back (no relaying layer: a run yields an event per streamed token).
+        The turn starts when it is first iterated.
         """
         self._abort = abort or AbortSignal()
         self._freeze_prompt()
         return self.runner.run(prompt, abort=self._abort)
 
-    async def arun(self, prompt: str | UserMessage, *, abort: AbortSignal | None = None) -> RunResult:
+    async def arun(self, prompt: str | UserMessage | None, *, abort: AbortSignal | None = None) -> RunResult:
         """Run one turn and return its result (the non-streaming entry)."""
         self._abort = abort or AbortSignal()
         self._freeze_prompt()

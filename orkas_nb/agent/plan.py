@@ -16,8 +16,9 @@ executor, re-attached to it (new steps go to the new team; steps in flight go on
 plan's file is opened once and a running plan is neither refused nor reloaded.
 
 Reopening the conversation (a new process) reloads the plan: a step that was running is failed
-("interrupted") and follows its ``on_failure``; nothing runs until ``team.plan.resume()`` (or
-the next :func:`run_planned`).
+("interrupted") and follows its ``on_failure`` (one resumed from the user's answer is blocked with
+that answer again, and resumes from it); nothing runs until ``team.plan.resume()`` (or the next
+:func:`run_planned`).
 """
 
 from __future__ import annotations

@@ -188,6 +188,11 @@ class ToolResultMessage(_Message):
     name: str
     content: list[ResultBlock]
     status: ToolStatus = "ok"
+    # Set on a placeholder holding the place of a result still to come from outside the run
+    # (``"user"``: an ``ask_user`` call). Such a call stays open: repair keeps it in the last
+    # segment, no model request may carry it, and the answer takes its place
+    # (``harness.awaiting``). Absent from the session line when unset.
+    awaiting: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @property
     def is_error(self) -> bool:

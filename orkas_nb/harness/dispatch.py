@@ -175,10 +175,11 @@ async def _execute(p: PlannedCall, ctx: ToolContext) -> CallOutcome:
         name=p.call.name,
         content=[TextBlock(text=text), *output.images],
         status=status,
+        awaiting=output.awaiting if status == "ok" else None,
     )
     untrusted = output.untrusted or bool(getattr(p.tool, "untrusted_output", False))
     return CallOutcome(p, result, time.perf_counter() - started, files, wall, untrusted,
-                       output.end_turn)
+                       output.end_turn or result.awaiting is not None)
 
 
 def _result(call: ToolCallBlock, text: str, status: ToolStatus) -> ToolResultMessage:

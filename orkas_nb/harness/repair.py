@@ -9,6 +9,12 @@ The unit of repair is a *segment*: an assistant message and the messages after i
 next assistant message. Within a segment, the results of that assistant's calls are put right
 after it in declared order (a missing one is synthesised as "interrupted"); results for other
 ids and duplicates are dropped; other messages keep their relative order after the results.
+
+A call awaiting an answer from outside the run (its result a placeholder, ``awaiting`` set:
+an ``ask_user`` call) stays open across loads while its segment is the last one: its answer
+is still to come (``awaiting.py``). Once the history went on past it (an assistant message
+follows), the answer can no longer be its result: it is closed as "interrupted" like any other.
+A real result for the same id wins over the placeholder.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from ..core.messages import (
 )
 
 INTERRUPTED_TEXT = "[interrupted: this tool call did not finish; its effects, if any, are unknown]"
+
+
+NEVER_ANSWERED = "the answer this call waited for never came; the conversation went on"
 
 
 def interrupted_result(call: ToolCallBlock, reason: str | None = None) -> ToolResultMessage:
@@ -82,13 +91,21 @@ def repair(history: Sequence[Message]) -> list[Message]:
         rest: list[Message] = []
         for m in segment:
             if isinstance(m, ToolResultMessage):
-                if m.tool_call_id in wanted and m.tool_call_id not in found:
-                    found[m.tool_call_id] = m
+                if m.tool_call_id in wanted:
+                    had = found.get(m.tool_call_id)
+                    if had is None or (had.awaiting is not None and m.awaiting is None):
+                        found[m.tool_call_id] = m
             else:
                 rest.append(m)
         out.append(assistant)
+        last = j == n
         for call in calls:
-            out.append(found.get(call.id) or interrupted_result(call))
+            result = found.get(call.id)
+            if result is None:
+                result = interrupted_result(call)
+            elif result.awaiting is not None and not last:
+                result = interrupted_result(call, NEVER_ANSWERED)
+            out.append(result)
         out.extend(rest)
         i = j
     return out
@@ -98,8 +115,11 @@ def pairing_problems(history: Sequence[Message]) -> list[str]:
     """Every way ``history`` breaks the pairing invariant; empty when it holds."""
     problems: list[str] = []
     pending: list[ToolCallBlock] = []
+    awaiting: list[str] = []  # placeholders seen since the last assistant message
     for index, m in enumerate(history):
         if isinstance(m, ToolResultMessage):
+            if m.awaiting is not None:
+                awaiting.append(m.tool_call_id)
             if not pending:
                 problems.append(f"#{index}: result {m.tool_call_id!r} answers no open call")
             elif pending[0].id != m.tool_call_id:
@@ -114,6 +134,10 @@ def pairing_problems(history: Sequence[Message]) -> list[str]:
                             + ", ".join(c.id for c in pending))
             pending = []
         if isinstance(m, AssistantMessage):
+            if awaiting:
+                problems.append(f"#{index}: assistant message after calls still awaiting an "
+                                f"answer: {', '.join(awaiting)}")
+                awaiting = []
             ids = [c.id for c in m.tool_calls]
             if len(ids) != len(set(ids)):
                 problems.append(f"#{index}: repeated call ids {ids}")

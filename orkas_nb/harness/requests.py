@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from ..core.messages import Message
 from ..providers.base import LLMProvider, ModelRequest, ProviderCapabilities, capabilities_of
+from .awaiting import check_sendable
 from .config import RunConfig
 from .session import Session
 from .tool_images import ImageMover
@@ -61,7 +62,9 @@ class RequestBuilder:
         return capabilities_of(self.provider, self.model)
 
     def main(self, messages: list[Message]) -> ModelRequest:
-        """The main-turn request for ``messages`` (the context policy estimates the same)."""
+        """The main-turn request for ``messages`` (the context policy estimates the same).
+        :class:`~.awaiting.AwaitingAnswerError` while a call in it waits for its answer."""
+        check_sendable(messages, self.session.name)
         if not self.capabilities().images_in_tool_results:
             messages = self._images.move(messages)
         # Built unvalidated: every field is already typed, and validating the history would

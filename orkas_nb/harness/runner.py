@@ -36,6 +36,7 @@ from ..core.messages import (
     user_message,
 )
 from ..providers.base import LLMProvider, ModelRequest
+from .awaiting import check_sendable, continue_problem
 from .cancellation import AbortSignal
 from .compaction import CompactionConfig, Compactor
 from .config import RunConfig
@@ -132,9 +133,15 @@ class Runner:
         return self._running
 
     async def run(
-        self, prompt: str | UserMessage, *, abort: AbortSignal | None = None
+        self, prompt: str | UserMessage | None, *, abort: AbortSignal | None = None
     ) -> AsyncIterator[RunEvent]:
-        """Run one turn; yields events, the last one always ``done``."""
+        """Run one turn; yields events, the last one always ``done``.
+
+        ``prompt`` None continues the session as it is, with no new message: its last answer's
+        calls have their results (a call answered from outside, ``awaiting.answer_call``) and
+        the model goes on from them. A session with a call still waiting for its answer runs
+        nothing: the turn ends in error (:class:`~.awaiting.AwaitingAnswerError`), unchanged.
+        """
         if self._running:
             raise RuntimeError("this agent is already running a turn; use steer() to add to it")
         self._running = True
@@ -171,7 +178,7 @@ class Runner:
             self._running = False
 
     async def run_to_end(
-        self, prompt: str | UserMessage, *, abort: AbortSignal | None = None
+        self, prompt: str | UserMessage | None, *, abort: AbortSignal | None = None
     ) -> RunResult:
         """The non-streaming entry: drains ``run`` and returns the result of ``done``."""
         result: RunResult | None = None
@@ -184,7 +191,7 @@ class Runner:
     # -- the turn -----------------------------------------------------------------------------
 
     async def _turn_guarded(
-        self, prompt: str | UserMessage, turn: TurnState, emit: Emitter, stopper: Stopper
+        self, prompt: str | UserMessage | None, turn: TurnState, emit: Emitter, stopper: Stopper
     ) -> AsyncIterator[None]:
         """The turn, then ``done``, whatever happened. Yields each time events are ready."""
         error: ErrorInfo | None = None
@@ -252,14 +259,23 @@ class Runner:
         return self.requests.main(messages)
 
     async def _turn(
-        self, prompt: str | UserMessage, turn: TurnState, emit: Emitter
+        self, prompt: str | UserMessage | None, turn: TurnState, emit: Emitter
     ) -> AsyncIterator[Final | None]:
         """Steps until one is final; its last item is that :class:`Final`."""
-        message = prompt if isinstance(prompt, UserMessage) else user_message(prompt)
         if not self._taint_seeded:
             self._seed_taint()
-        self.session.append(message)  # once, before any provider call (SPEC §6)
-        turn.turn_id = message.id
+        history = self.session.messages
+        check_sendable(history, self.session.name)  # nothing is saved after an open question
+        if prompt is None:  # go on from the results the session ends with
+            why = continue_problem(history)
+            if why is not None:
+                raise StateError(f"session {self.session.name!r} cannot be continued: {why}")
+            turn.turn_id = next((m.id for m in reversed(history)
+                                 if isinstance(m, UserMessage)), "")
+        else:
+            message = prompt if isinstance(prompt, UserMessage) else user_message(prompt)
+            self.session.append(message)  # once, before any provider call (SPEC §6)
+            turn.turn_id = message.id
         for code, text in self.notices:
             emit(Warning, code=code, message=text)
         if self.context is not None:  # earlier turns plus this prompt may already be past it

@@ -95,6 +95,11 @@ class ToolOutput(BaseModel):
     # The turn ends after this call's batch, with no further model request (a team's
     # ``hand_off_to``: the agent answers the user, the commander does not add a synthesis).
     end_turn: bool = False
+    # The call's result comes later from outside the run (``"user"``: ``ask_user``): ``text``
+    # is saved as a placeholder that keeps the call open, and the turn ends after this batch.
+    # The answer becomes the call's result (``harness.awaiting.answer_call``) and a run that
+    # continues the session (``Runner.run(None)``) goes on from it.
+    awaiting: str | None = None
 
 
 @runtime_checkable

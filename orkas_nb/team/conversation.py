@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 from ..core.events import Done, MemberEvent, RunEvent, RunResult
 from ..core.messages import Usage
-from ..harness.cancellation import AbortSignal
 from .bus import COMMANDER, SYSTEM, USER, BusMessage
 from .ledger import Task, cap
 
@@ -50,7 +49,7 @@ class Conversation:
             raise RuntimeError("the team is already running a turn; use steer() to add to it")
         route = state.route_user_message(text, team.names)  # an unknown @name raises here
         self._busy = True
-        team._stop_reason = None
+        team.clear_stop()
         queue: asyncio.Queue[object] = asyncio.Queue()
         unsubscribe = team.subscribe(queue.put_nowait)
         driver = asyncio.ensure_future(self._turn(route.member, route.text))
@@ -103,14 +102,12 @@ class Conversation:
         result: RunResult | None = None
         # after a plan's commander wake-up (from an earlier team over this state) has ended
         async with team.state.commander_lock:
-            abort = team._commander_abort = AbortSignal()
-            if team._stop_reason is not None:
-                abort.abort(team._stop_reason)
+            abort = team.commander_abort()
             async for event in team.commander.run(prompt, abort=abort):
                 if isinstance(event, Done):
                     result = event.result  # the conversation's own done ends the stream
                 else:
-                    team._emit(event)
+                    team.emit(event)
         assert result is not None
         if result.text:
             team.state.bus.post(COMMANDER, result.text, visible_to={USER}, kind="chat", to=USER)
@@ -121,7 +118,7 @@ class Conversation:
         ledger = self.team.state.ledger
         for task in tasks:
             if result.stop_reason == "cancelled":
-                ledger.interrupt(task.id, self.team._stop_reason or "stopped")
+                ledger.interrupt(task.id, self.team.stop_reason or "stopped")
             elif result.stop_reason == "error":
                 ledger.fail(task.id, result.error.message if result.error else "the run failed")
             elif away:  # the request stays open while the floor is away, to be resumed

@@ -47,14 +47,15 @@ class MemberSpec(BaseModel):
 
 @runtime_checkable
 class TeamMember(Protocol):
-    """What the team layer does with a built member: run it, stream it, stop it."""
+    """What the team layer does with a built member: run it, stream it, stop it (``prompt``
+    None: continue its session from the results it ends with, as ``Runner.run``)."""
 
     name: str
 
-    def run(self, prompt: str | UserMessage, *,
+    def run(self, prompt: str | UserMessage | None, *,
             abort: AbortSignal | None = None) -> AsyncIterator[RunEvent]: ...
 
-    async def arun(self, prompt: str | UserMessage, *,
+    async def arun(self, prompt: str | UserMessage | None, *,
                    abort: AbortSignal | None = None) -> RunResult: ...
 
     def stop(self, reason: str = "stopped by the user") -> None: ...

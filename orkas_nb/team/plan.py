@@ -168,6 +168,8 @@ def check_action(plan: Plan, action: str, index: int, values: dict[str, Any]) ->
     if action == "answer":
         if step.status != "blocked" or step.form is None:
             return f"step {index} is not waiting for an answer"
+        if step.answer is not None:  # saved before a restart: it resumes from that one
+            return f"step {index} has its answer already; it goes on when the plan resumes"
         missing = [f.name for f in step.form.fields if f.required and values.get(f.name) in (None, "")]
         if missing:
             return f"step {index}: please fill {', '.join(missing)}"
@@ -179,7 +181,8 @@ def check_action(plan: Plan, action: str, index: int, values: dict[str, Any]) ->
                 return f"step {index}: {values[f.name]!r} is not a choice for {f.name}"
         return None
     if action == "approve":
-        return None if step.status == "blocked" and step.form is not None and not step.form.fields \
+        return None if step.status == "blocked" and step.form is not None \
+            and not step.form.fields and step.answer is None \
             else f"step {index} is not waiting for an approval"
     if action == "retry":
         return None if step.status == "failed" else (

@@ -94,7 +94,11 @@ class PlanEngine:
         if plan is None:
             return
         for s in plan.steps:
-            if s.status == "in_progress":  # its run died with the process: never re-run silently
+            if s.status == "in_progress" and s.answer is not None and s.assignee != "user" \
+                    and plan.state != "aborted":
+                # resumed from the user's answer: blocked with it again, to resume from it
+                self.store.set_step(s.index, status="blocked")
+            elif s.status == "in_progress":  # its run died with the process: never re-run silently
                 self.store.set_step(s.index, status="failed", failure_reason="interrupted")
                 self._apply_policy(plan, plan.step(s.index), "interrupted", wake=False)
         self._settle_state()
@@ -128,12 +132,31 @@ class PlanEngine:
         runs = step.runs + 1
         # on disk before the message goes out: a crash now leaves in_progress -> interrupted
         self.store.set_step(step.index, status="in_progress", attempts=step.attempts + 1, runs=runs,
-                            failure_reason="")
+                            failure_reason="", question_id="", answer=None)
         snapshot = step.model_copy()
         if step.assignee == "commander":
             self._spawn(lambda: self.runner.run_commander(snapshot, text), step.index, runs)
         else:
             self._spawn(lambda: self.runner.run_agent(snapshot, text), step.index, runs)
+
+    def _resume_answered(self, step: PlanStep) -> None:
+        """An agent's step with its saved answer runs again from it (a resume: its
+        ``ask_user`` call gets the answer as its result; see ``StepRunner.resume_agent``)."""
+        assert step.answer is not None
+        runs = step.runs + 1
+        self.store.set_step(step.index, status="in_progress", runs=runs)
+        snapshot, values = step.model_copy(), dict(step.answer)
+        self._spawn(lambda: self.runner.resume_agent(snapshot, values), step.index, runs)
+
+    def _withdraw(self, steps: list[PlanStep], reason: str) -> None:
+        """Blocked agent steps that will not be answered: their open questions are closed."""
+        withdraw = getattr(self.runner, "withdraw", None)
+        for s in steps:
+            if withdraw is not None and s.status == "blocked" and s.assignee != "user":
+                try:
+                    withdraw(s, f"the user did not answer: {reason}")
+                except Exception:  # noqa: BLE001 - the plan's change is saved; report, go on
+                    log.exception("could not close the question of step %s", s.index)
 
     def _spawn(self, make: Callable[[], Any], index: int | None, runs: int) -> None:
         loop = self._loop
@@ -233,10 +256,12 @@ class PlanEngine:
             self.store.set_state(plan.state, [d for d in plan.decisions if d != index])
 
     def _abort(self, plan: Plan, reason: str) -> None:
+        blocked = [s.model_copy() for s in plan.steps if s.status == "blocked"]
         for s in plan.steps:
             if s.status in ("pending", "blocked"):
                 self.store.set_step(s.index, status="skipped", failure_reason=f"plan aborted ({reason})")
         self.store.set_state("aborted", [])
+        self._withdraw(blocked, f"the plan was aborted ({reason})")
 
     def _settle_state(self) -> None:
         plan = self.store.plan

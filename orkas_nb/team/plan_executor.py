@@ -19,9 +19,16 @@ plan tools (:mod:`.plan_tools`) retry, skip, abort or revise. A blocked step (a 
 or an agent's ``ask_user``) pauses the whole plan until :meth:`PlanExecutor.answer`.
 :meth:`PlanExecutor.stop` fails running steps as "stopped" without applying ``on_failure``.
 
+An agent's ``ask_user`` leaves its call open in the agent's session; :meth:`PlanExecutor.answer`
+saves the answer here first, then the runner saves it as that call's result and the agent's run
+continues from it (a resume, not a re-dispatch).
+
 Reload: a step found ``in_progress`` becomes failed ("interrupted") and follows its
-``on_failure`` — never re-dispatched silently; a commander to wake is remembered
-(``plan.decisions``); nothing runs until :meth:`PlanExecutor.resume` (or an action).
+``on_failure`` — never re-dispatched silently — except a step resumed from a saved answer: it is
+blocked again with that answer (a second answer is refused) and resumes from it on
+:meth:`PlanExecutor.resume` (the answer reaches the agent's session once; a run that had gone on
+past it ends as interrupted). A commander to wake is remembered (``plan.decisions``); nothing
+runs until :meth:`PlanExecutor.resume` (or an action).
 """
 
 from __future__ import annotations
@@ -132,7 +139,9 @@ class PlanExecutor(PlanEngine):
 
     def answer(self, index: int, values: dict[str, Any]) -> None:
         """The user's answer to a blocked step: saved, then used (a ``user`` step is done with
-        it; an agent resumes with it as its question's answer); the plan goes on."""
+        it; an agent's run resumes from it as its ``ask_user`` call's result); the plan goes on.
+        A process that dies before the agent's run went on keeps the answer: the step is
+        blocked with it on reload and resumes from it on :meth:`resume`."""
         with self._unit():
             plan = self._require()
             why = check_action(plan, "answer", index, values)
@@ -148,10 +157,9 @@ class PlanExecutor(PlanEngine):
                 self.store.set_step(index, answer=dict(values), status="done",
                                     output_summary=summary)
             else:
-                runs = step.runs + 1
-                self.store.set_step(index, answer=dict(values), status="in_progress", runs=runs)
-                self._spawn(lambda: self.runner.resume_agent(step.model_copy(),
-                                                             dict(values)), index, runs)
+                self.store.set_step(index, answer=dict(values))
+                self.store.flush()  # on disk before the agent's session gets it
+                self._resume_answered(plan.step(index))
             self._reconcile()
 
     def retry(self, index: int) -> None:
@@ -173,7 +181,9 @@ class PlanExecutor(PlanEngine):
             why = check_action(plan, "skip", index, {})
             if why:
                 raise PlanActionError(why)
+            was = plan.step(index).model_copy()
             self.store.set_step(index, status="skipped", failure_reason=reason)
+            self._withdraw([was], reason)
             self._drop_decision(index)
             self._activate()
             self._reconcile()
@@ -211,6 +221,9 @@ class PlanExecutor(PlanEngine):
             for index in list(plan.decisions):
                 self._drop_decision(index)
                 self._wake_commander(plan.step(index))
+            for step in plan.steps:  # answered before a restart, not yet resumed
+                if step.status == "blocked" and step.answer is not None:
+                    self._resume_answered(step)
             self._reconcile()
 
     async def run(self) -> Plan | None:

@@ -46,7 +46,12 @@ class StepRunner(Protocol):
         """Dispatch ``text`` to ``step.assignee`` (one bus message) and run it to its end."""
 
     async def resume_agent(self, step: PlanStep, answer: dict[str, Any]) -> StepOutcome:
-        """Resume a blocked agent with the user's ``answer`` to its ``ask_user`` call."""
+        """Resume a blocked agent from the user's ``answer``, saved as its ``ask_user`` call's
+        result (idempotent: called again after a restart, it never gives the answer twice)."""
+
+    def withdraw(self, step: PlanStep, reason: str) -> None:
+        """A blocked agent step's question will not be answered (skipped, aborted): close it.
+        Optional: the executor calls it when the runner has it."""
 
     async def run_commander(self, step: PlanStep | None, text: str) -> StepOutcome:
         """A private wake-up of the commander: a ``commander`` step, or (``step`` None) a

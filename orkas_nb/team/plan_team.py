@@ -9,8 +9,9 @@ bus, not a second execution path.
   answer comes back through :meth:`~.plan_executor.PlanExecutor.answer`.
 - ``commander`` steps and decision wake-ups are private: a ``system`` message only the
   commander sees, then a turn of the commander (its events go to the team's listeners).
-- A blocked agent resumes with the user's message on the bus and a run of its own session
-  that starts from the answer to its ``ask_user`` call (a resume, not a new dispatch).
+- A blocked agent's ``ask_user`` call stays open in its session; the user's answer is saved as
+  that call's result (and shown on the bus), and a run of its session continues from it, with
+  no new message (a resume, not a new dispatch). A skipped step's question is closed instead.
 
 Whether a failure is transient comes from the run's error (``retry`` / ``rotate`` actions:
 connection, 5xx, rate limit) once the agent's own retries are spent.
@@ -23,7 +24,10 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import StateError
 from ..core.events import Done, MemberEvent, RunEvent, RunResult
+from ..core.messages import new_id
+from ..harness.awaiting import AwaitingAnswerError, answer_call, asked_last, close_call
 from ..harness.cancellation import AbortSignal
 from .bus import COMMANDER, SYSTEM, USER, BusMessage
 from .plan import PlanStep, StepForm
@@ -129,10 +133,16 @@ class TeamStepRunner:
             name = team.definition(step.assignee).name
             self._with_ask_user(team, name)
             self._texts[(name, text)] = step.index
-            outcome = await team.dispatch(step.assignee, text, requester=COMMANDER)
+            try:
+                outcome = await team.dispatch(step.assignee, text, requester=COMMANDER)
+            except AwaitingAnswerError as exc:  # its question is being answered: try again
+                self._texts.pop((name, text), None)
+                return StepOutcome(status="failed", reason=str(exc), transient=True)
         result = self._errors.pop(outcome.task_id, None)
+        # refused while the agent waits for an answer to another step's question: transient
         transient = bool(result is not None and result.error is not None
-                         and result.error.action in TRANSIENT_ACTIONS)
+                         and (result.error.action in TRANSIENT_ACTIONS
+                              or result.error.kind == AwaitingAnswerError.__name__))
         if outcome.status == "done":
             return StepOutcome(status="done", summary=outcome.summary,
                                output_files=outcome.output_files)
@@ -147,20 +157,35 @@ class TeamStepRunner:
     async def _resume(self, team: Team, step: PlanStep, answer: dict[str, Any]) -> StepOutcome:
         state = team.state
         name = team.definition(step.assignee).name
-        shown = "\n".join(f"{k}: {v}" for k, v in answer.items()) or "(approved)"
-        message = state.bus.post(USER, shown, visible_to={USER, name}, kind="chat", to=name)
-        self._task_step[message.id] = step.index
-        prompt = (f"The user answered your ask_user call {step.question_id} (plan step "
-                  f"{step.index}, {step.title}). This is that call's result:\n"
-                  f"{json.dumps(answer, ensure_ascii=False)}\n\nContinue the step from where "
-                  f"you stopped; do not start it over.")
         self._with_ask_user(team, name)
+        member = team.member(name)
+        session = state.session(name)
         async with state.member_lock(name):
-            result = await team.run_member(team.member(name), name, prompt, message.id,
-                                           lane="dispatch", visible=True)
+            # The answer becomes the ask_user call's own result, saved before the run uses it;
+            # after a restart it may be there already (never twice), and a run that had gone
+            # on past it died with the process: interrupted, as any step cut short.
+            try:
+                saved = answer_call(session, step.question_id,
+                                    json.dumps(answer, ensure_ascii=False))
+            except StateError as exc:
+                return StepOutcome(status="failed", reason=f"{name} cannot resume: {exc}")
+            if not saved and not asked_last(session.messages, step.question_id):
+                return StepOutcome(status="failed", reason="interrupted")
+            task_id = _show_answer(team, name, answer)
+            self._task_step[task_id] = step.index
+            result = await team.run_member(member, name, None, task_id, lane="dispatch",
+                                           visible=True)
         state.bus.post(name, result.text or f"({result.stop_reason})", visible_to={USER, name},
                        kind="result", to=COMMANDER)
         return _outcome(result, team.summary_chars)
+
+    def withdraw(self, step: PlanStep, reason: str) -> None:
+        """The question of a blocked agent step will not be answered (the step was skipped, the
+        plan aborted): its open call is closed, so the agent can take work again."""
+        if not step.question_id or step.assignee in (USER, COMMANDER):
+            return
+        name = self.team.definition(step.assignee).name
+        close_call(self.team.state.session(name), step.question_id, reason)
 
     # -- the commander -----------------------------------------------------------------------
 
@@ -174,15 +199,13 @@ class TeamStepRunner:
                                        to=COMMANDER)
             prompt = team.prompt_for(COMMANDER, note, intro="The plan needs you")
             # the team's group stop aborts this turn as it does the conversation's own
-            abort = self._commander_abort = team._commander_abort = AbortSignal()
-            if team._stop_reason is not None:
-                abort.abort(team._stop_reason)
+            abort = self._commander_abort = team.commander_abort()
             result: RunResult | None = None
             async for event in team.commander.run(prompt, abort=abort):
                 if isinstance(event, Done):
                     result = event.result
                 else:
-                    team._emit(event)
+                    team.emit(event)
             assert result is not None
             if step is not None and result.text:
                 team.state.bus.post(COMMANDER, result.text, visible_to={USER}, kind="chat", to=USER)
@@ -206,7 +229,19 @@ class TeamStepRunner:
     def clear_stop(self) -> None:
         # A team keeps a stop until the next user turn; a resumed plan is that next turn.
         for team in self._teams():
-            team._stop_reason = None
+            team.clear_stop()
+
+
+def _show_answer(team: Team, name: str, answer: dict[str, Any]) -> str:
+    """The user's answer on the bus, as the conversation shows it, once: a life that died after
+    posting it does not post it again. Returns the id the resumed run's events carry."""
+    shown = "\n".join(f"{k}: {v}" for k, v in answer.items()) or "(approved)"
+    bus = team.state.bus
+    since = max((m.seq for m in bus.messages if m.sender == name), default=0)
+    for m in bus.messages:
+        if m.seq > since and m.sender == USER and m.to == name and m.text == shown:
+            return new_id("resume")
+    return bus.post(USER, shown, visible_to={USER, name}, kind="chat", to=name).id
 
 
 def _outcome(result: RunResult, limit: int) -> StepOutcome:

@@ -5,7 +5,8 @@ after a failed step, ``retry_step``, ``skip_step`` and ``abort_plan``. A plan th
 (a cycle, an unknown assignee, a ``wait_for`` on a later or missing step, a template naming a
 step it does not wait for) comes back as a rejection observation listing every problem, and
 nothing changes. Members get ``ask_user``: the step blocks, the plan pauses, the member's run
-ends (``end_turn``), and the user's answer resumes it.
+ends with the call left open (``ToolOutput.awaiting``), and the user's answer becomes that
+call's own result when the run resumes.
 """
 
 from __future__ import annotations
@@ -192,8 +193,10 @@ class AskUser(_PlanTool):
                                      index=self.locate(member) if self.locate else None)
         except (ValueError, PlanActionError) as exc:
             return _error(exc)
-        return ToolOutput(text=f"Asked the user (plan step {step.index}); waiting for the "
-                          f"answer. Your run ends here; write nothing more.", end_turn=True)
+        # The call stays open (a placeholder no model request carries): the user's answer
+        # takes its place and the member's run goes on from it (plan_team.TeamStepRunner).
+        return ToolOutput(text=f"(plan step {step.index}: waiting for the user's answer)",
+                          awaiting="user")
 
 
 def commander_plan_tools(executor: PlanExecutor, request: Any = None) -> list[Tool]:

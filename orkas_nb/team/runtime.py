@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from ..core.events import Done, Lane, MemberEvent, RunEvent, RunResult
 from ..core.messages import Usage
+from ..harness.awaiting import AwaitingAnswerError, awaiting_calls
 from ..harness.cancellation import AbortSignal
 from ..harness.session import InMemorySession
 from .bus import COMMANDER, USER, BusMessage, check_agent_name
@@ -167,9 +168,28 @@ class Team:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def _emit(self, event: RunEvent) -> None:
+    def emit(self, event: RunEvent) -> None:
+        """Hand ``event`` to every listener (a commander turn run outside :meth:`run`, such
+        as a plan's wake-up, shows its events this way)."""
         for listener in list(self._listeners):
             listener(event)
+
+    @property
+    def stop_reason(self) -> str | None:
+        """Why the team was stopped (None: not stopped since the last user turn)."""
+        return self._stop_reason
+
+    def clear_stop(self) -> None:
+        """Runs may start again: a stop lasts until the next user turn (or a resumed plan)."""
+        self._stop_reason = None
+
+    def commander_abort(self) -> AbortSignal:
+        """A fresh abort signal for a commander turn, reached by :meth:`stop` (already
+        aborted while a stop holds)."""
+        abort = self._commander_abort = AbortSignal()
+        if self._stop_reason is not None:
+            abort.abort(self._stop_reason)
+        return abort
 
     # -- work for members --------------------------------------------------------------------
 
@@ -201,6 +221,7 @@ class Team:
         name = self.definition(agent).name
         if retry_of is not None:
             self.state.ledger.retry_target(retry_of)  # StateError: nothing is dispatched
+        self.check_free(name)
         scope = {requester, name, USER}
         record = self.state.ledger.create(name, task, requester=requester, parent=retry_of,
                                           call_id=call_id)
@@ -210,6 +231,18 @@ class Team:
             prompt = self.prompt_for(name, message, intro=f"Task {record.id} from {requester}")
             return await self._run_task(self.member(name), name, prompt, record.id, requester,
                                         scope, lane="dispatch", visible=True)
+
+    def check_free(self, agent: str) -> None:
+        """:class:`~orkas_nb.harness.awaiting.AwaitingAnswerError` while ``agent`` waits for
+        the user's answer to its question (a plan's ``ask_user``): work for it is refused, not
+        queued (it could wait for ever), and nothing is recorded. Its runs refuse the same way
+        (the runner), so a run queued before the question ends in that error."""
+        name = self.definition(agent).name
+        waiting = awaiting_calls(self.state.session(name).messages)
+        if waiting:
+            raise AwaitingAnswerError(
+                f"{name} is waiting for the user's answer to its question ({waiting[0].name} "
+                f"{waiting[0].tool_call_id}); it takes work again once the user has answered")
 
     async def worker(self, task: str, name: str | None = None, *, requester: str = COMMANDER,
                      retry_of: str | None = None, call_id: str = "") -> TaskOutcome:
@@ -285,9 +318,10 @@ class Team:
         return TaskOutcome(task_id=task_id, member=name, status=status, summary=summary,
                            output_files=result.output_files, reason=reason, usage=result.usage)
 
-    async def run_member(self, member: TeamMember, name: str, prompt: str, task_id: str, *,
-                         lane: Lane, visible: bool) -> RunResult:
-        """One run of ``member``, its events forwarded; stoppable by :meth:`stop`.
+    async def run_member(self, member: TeamMember, name: str, prompt: str | None, task_id: str,
+                         *, lane: Lane, visible: bool) -> RunResult:
+        """One run of ``member``, its events forwarded; stoppable by :meth:`stop`. ``prompt``
+        None continues the member's session from the results it ends with (a resume).
 
         The run gets a task of its own: a stopped caller (the commander's turn) aborts it and
         waits for it to close its session, rather than cancelling it mid-write.
@@ -308,13 +342,13 @@ class Team:
         finally:
             self._running.pop(task_id, None)
 
-    async def _drive(self, member: TeamMember, name: str, prompt: str, abort: AbortSignal,
+    async def _drive(self, member: TeamMember, name: str, prompt: str | None, abort: AbortSignal,
                      task_id: str, lane: Lane, visible: bool) -> RunResult:
         result: RunResult | None = None
         async for event in member.run(prompt, abort=abort):
             if isinstance(event, Done):
                 result = event.result
-            self._emit(MemberEvent(agent=name, member=name, task_id=task_id, lane=lane,
+            self.emit(MemberEvent(agent=name, member=name, task_id=task_id, lane=lane,
                                    visible=visible, event=event))
         assert result is not None
         return result

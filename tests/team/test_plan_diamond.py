@@ -126,8 +126,13 @@ async def test_a_blocked_step_pauses_the_plan_and_the_answer_resumes_it(ws: Path
         await team.plan.wait()
         plan = team.plan.plan
         assert plan.state == "done" and plan.steps[1].answer == {"region": "EU"}
-        resumed = script.last_user_text("analyst")
-        assert '"region": "EU"' in resumed and "call_ask_1" in resumed
+        # the answer is the ask_user call's own result, and the run goes on from it: the
+        # resumed request ends with the analyst's call and that result, no new user message
+        messages = script.seen["analyst"][-1]["messages"]
+        assert [m["role"] for m in messages[-3:]] == ["user", "assistant", "tool"]
+        assert messages[-2]["tool_calls"][0]["id"] == "call_ask_1"
+        assert messages[-1]["tool_call_id"] == "call_ask_1"
+        assert json.loads(text_of(messages[-1]["content"])) == {"region": "EU"}
         assert "Rivals: EU rivals: two." in script.last_user_text("writer")
         # a resume, not a re-dispatch: one task message for the analyst
         tasks = [m for m in team.state.bus.messages if m.kind == "task" and m.to == "analyst"]

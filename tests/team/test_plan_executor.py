@@ -176,15 +176,20 @@ async def test_an_answer_from_another_thread_resumes_the_step_on_the_plans_loop(
     ex = executor(tmp_path / "p.jsonl", runner)
     ask = AskUser(ex, "a")
 
+    outputs = []
+
     async def asking(step: PlanStep, text: str) -> StepOutcome:
-        out = await ask.execute({"prompt": "Which?", "fields": [{"name": "x"}]},
-                                ToolContext(workspace=Path("."), abort=AbortSignal(), call_id="c1"))
-        assert out.end_turn and "Asked the user" in out.text
+        outputs.append(await ask.execute(
+            {"prompt": "Which?", "fields": [{"name": "x"}]},
+            ToolContext(workspace=Path("."), abort=AbortSignal(), call_id="c1")))
         return StepOutcome(status="done", summary="")
 
     runner.run_agent = asking  # type: ignore[method-assign]
     ex.write(chain(1))
     await ex.run()
+    # the call stays open: its result is a placeholder until the user's answer takes its place
+    [out] = outputs
+    assert out.awaiting == "user" and not out.is_error and "waiting for the user" in out.text
     assert ex.plan.steps[0].status == "blocked" and ex.plan.state == "paused"
     with pytest.raises(PlanActionError, match="please fill x"):
         ex.answer(1, {})

@@ -14,6 +14,7 @@ applies none, a reload runs nothing; at the end the plan is terminal or paused.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -27,6 +28,8 @@ from hypothesis import strategies as st
 from orkas_nb.agent.plan import plan_for
 from orkas_nb.core.errors import ErrorInfo
 from orkas_nb.core.events import Done, RunResult
+from orkas_nb.core.messages import AssistantMessage, TextBlock, ToolCallBlock, ToolResultMessage
+from orkas_nb.harness.awaiting import AwaitingAnswerError, check_sendable
 from orkas_nb.team.definitions import AgentDefinition
 from orkas_nb.team.plan import SATISFIED, FormField, Plan, StepForm
 from orkas_nb.team.plan_executor import PlanActionError
@@ -65,7 +68,8 @@ class World:
         self.state = TeamState(self.folder, "c", durable=False)
         definitions = [AgentDefinition(name=n, description=n, path=self.folder / n, scope="project")
                        for n in AGENTS]
-        self.team = Team(Double(self, "commander"), lambda spec, session=None: Double(self, spec.name),
+        self.team = Team(Double(self, "commander"),
+                         lambda spec, session=None: Double(self, spec.name, session),
                          definitions, state=self.state)
         self.executor = plan_for(self.team)
 
@@ -86,17 +90,47 @@ class World:
 
 
 class Double:
-    """A member or the commander: each run waits for the test's verdict."""
+    """A member or the commander: each run waits for the test's verdict. A member keeps its
+    session as the runner does: an ``ask`` leaves its call open, a run on a session with an
+    open call is refused, and a resume (``prompt`` None) starts from the answered call."""
 
-    def __init__(self, world: World, name: str) -> None:
+    def __init__(self, world: World, name: str, session: Any = None) -> None:
         self.world, self.name, self.generation = world, name, world.generation
+        self.session = session
+        self.asked = 0
+
+    def refusal(self, prompt: Any) -> str | None:
+        if self.session is None:
+            return None
+        try:
+            check_sendable(self.session.messages, self.name)
+        except AwaitingAnswerError as exc:
+            return str(exc)
+        if prompt is None:
+            last = self.session.messages[-1]
+            assert isinstance(last, ToolResultMessage) and last.name == "ask_user", last
+            assert json.loads(last.text) == {"v": "yes"}  # the answer, as the call's result
+        return None
+
+    def resumed_step(self) -> int:
+        mine = [s.index for s in self.world.plan.steps if s.status == "in_progress"
+                and s.assignee == self.name and s.answer is not None]
+        assert len(mine) == 1, mine
+        return mine[0]
 
     async def run(self, prompt: Any, *, abort: Any = None):
         world = self.world
         if self.generation != world.generation:  # queued in a "killed" process: it never runs
             yield Done(result=RunResult(stop_reason="cancelled"))
             return
+        refused = self.refusal(prompt)
+        if refused is not None:
+            yield Done(result=RunResult(stop_reason="error", error=ErrorInfo(
+                kind="AwaitingAnswerError", message=refused)))
+            return
         run = Pending(self.name, str(prompt))
+        if prompt is None:
+            run.step = self.resumed_step()
         if run.step is not None:  # a dispatch: its dependencies are done or skipped by now
             plan = world.plan
             check_ancestors_finished(plan, run.step)
@@ -116,8 +150,17 @@ class Double:
                 kind="RunCancelled", message="stopped", action="cancel")))
             return
         verdict, arg = run.future.result()
-        if verdict == "ask":
+        if verdict == "ask" and self.session is None:  # the commander: no ask_user of its own
             world.executor.ask(self.name, arg, "call_x", index=run.step)
+        elif verdict == "ask":  # as the runner: the call saved, the tool run, its placeholder
+            self.asked += 1
+            ask = ToolCallBlock(id=f"call_{self.name}_{self.generation}_{self.asked}",
+                                name="ask_user", arguments={})
+            self.session.append(AssistantMessage(content=[ask]))
+            world.executor.ask(self.name, arg, ask.id, index=run.step)
+            self.session.append(ToolResultMessage(tool_call_id=ask.id, name="ask_user",
+                                                  content=[TextBlock(text="(waiting)")],
+                                                  awaiting="user"))
         elif verdict == "decide":
             act(world, arg, run.decides)
         if verdict in ("transient", "fail"):
@@ -223,7 +266,8 @@ async def events(data: st.DataObject, world: World, steps: list[dict[str, Any]],
         assert len(agents_running) <= max_parallel
         check_bus(world)
         choices: list[tuple[str, Any]] = [("end", r) for r in world.runs]
-        choices += [("answer", s.index) for s in plan.steps if s.status == "blocked"]
+        choices += [("answer", s.index) for s in plan.steps
+                    if s.status == "blocked" and s.answer is None]
         choices += [("retry", s.index) for s in plan.steps if s.status == "failed"]
         choices += [("skip", s.index) for s in plan.steps if s.status in ("pending", "failed")]
         choices += [("stop", None), ("team_stop", None), ("crash", None), ("resume", None)]
@@ -249,12 +293,16 @@ async def events(data: st.DataObject, world: World, steps: list[dict[str, Any]],
                 assert world.plan.step(i).failure_reason == "stopped"
             assert world.plan.state in ("paused", "failed", "aborted", "done")
         elif kind == "crash":
-            running = [(s.index, s.on_failure) for s in plan.steps if s.status == "in_progress"]
+            running = [(s.index, s.on_failure, s.answer is not None)
+                       for s in plan.steps if s.status == "in_progress"]
             was_aborted = plan.state == "aborted"
             world.crash()
             plan = world.plan
-            for i, policy in running:
+            for i, policy, answered in running:
                 step = plan.step(i)
+                if answered and not was_aborted:  # resumed from an answer: it keeps the answer
+                    assert step.status == "blocked" and step.answer == {"v": "yes"}
+                    continue
                 assert step.failure_reason == "interrupted" or was_aborted
                 if policy == "continue" and not was_aborted:  # (another may abort the plan)
                     assert step.status == "skipped" or plan.state == "aborted"
