@@ -89,9 +89,7 @@ class ToolOutput(BaseModel):
     denied: bool = False  # the user or a policy refused: nothing ran (status "denied")
     output_files: list[str] = Field(default_factory=list)
     untrusted: bool = False  # this result carries content from outside (see Taint)
-    # A JSON object the tool returned besides its text (an MCP server's structured content):
-    # the text already shows it to the model; kept so it can be handed on as structured data.
-    structured: dict[str, Any] | None = None
+    structured: dict[str, Any] | None = None  # JSON besides the text (MCP), to hand on as is
     # The turn ends after this call's batch, with no further model request (a team's
     # ``hand_off_to``: the agent answers the user, the commander does not add a synthesis).
     end_turn: bool = False
