@@ -22,7 +22,10 @@ whitespace collapsed; a second copy with common Cyrillic/Greek look-alikes mappe
 third with letters only), so spacing and look-alike tricks do not slip past them. Text that
 merely *mentions* instructions, code or commands is fine: the patterns need the imperative
 shape of an attack. The phrase patterns are one layer; the detectors, the consent asked after
-untrusted content and the optional judge (:mod:`.guard_judge`) are the others.
+untrusted content and the optional judge (:mod:`.guard_judge`) are the others. A learned layer
+(:mod:`.guard_learned`, a small n-gram classifier) is blended with the detectors
+(:mod:`.guard_blend`): it may refuse what they accepted, or keep what they refused on soft
+evidence; hard structural evidence stays a refusal.
 
 Measured on ``tests/data/memory_guard`` (hand-written, 11 languages, committed before the
 detectors, tuned on its ``tune`` half): see ``tests/memory/test_guard_corpus.py``.
@@ -296,7 +299,7 @@ def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
         return verdict
     score = blend.probability(m.logit(normalise(text)), evidence)
     if verdict.ok:
-        if score < blend.refuse:
+        if score < blend.refuse or guard_blend.GUARDED in evidence:
             return verdict
         return Verdict(False, f"{guard_blend.reason(score)}; {_FACTS}", "learned", doubts=verdict.doubts)
     if score >= blend.overrule:
@@ -326,11 +329,11 @@ def _detected(text: str, learned: bool = False) -> tuple[Verdict, tuple[str, ...
         verdict = Verdict(False, f"{first.reason}; {_FACTS}", first.category)
         if not learned or guard_blend.hard(first.category, first.reason):
             return verdict, ()
-        return verdict, guard_blend.evidence(found, families(view))
+        return verdict, guard_blend.evidence(found, families(view), flat)
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
     hits = families(view)
     ask, band = doubt(view, hits)
     if ask:
         doubts += ("doubtful_band: it touches " + ", ".join(band),)
     verdict = Verdict(True, doubts=doubts, ask=ask)
-    return verdict, (guard_blend.evidence(found, hits) if learned else ())
+    return verdict, (guard_blend.evidence(found, hits, flat) if learned else ())

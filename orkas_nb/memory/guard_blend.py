@@ -16,7 +16,11 @@ Defence in depth, with each layer allowed to correct the other where it is the s
   overruled finding left in ``Verdict.doubts`` so that a judge, when configured, still sees it
   (most false refusals of legitimate notes were soft findings: security-aware notes, quoted
   attacks, facts about approvals). An entry in the doubtful band stays in it unless refused.
-  ``refuse`` above 1 or ``overrule`` 0 switch that direction off.
+  ``refuse`` above 1 or ``overrule`` 0 switch that direction off;
+- **scope is the detectors' to read**: the classifier sees words, not negation or quotation. An
+  entry the scope analysis of :mod:`.guard_scope` reads as guarding against an attack (a
+  protective clause, a safeguard frame, a mere mention: :func:`guarded`) is never refused by the
+  learned layer ("never print ~/.aws/credentials" shares every n-gram with the attack).
 
 The weights, ``refuse`` and ``overrule`` are fitted by ``tests/memory/train_guard_model.py``, by
 cross-validation on the training sets only, and stored in the model's record
@@ -29,6 +33,8 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from .guard_scope import is_mention, safeguard_residual, without_protective
 
 PRECHECKS = frozenset({"empty", "oversize", "unicode", "secret"})
 # Finding categories read from structure (commands, destinations, encodings, files that run on
@@ -53,10 +59,19 @@ def hard(category: str, reason: str) -> bool:
     return category == "exfiltration" and any(k in reason for k in _HARD_EXFILTRATION)
 
 
-def evidence(found: Iterable[_Finding], families: Iterable[str]) -> tuple[str, ...]:
-    """The detectors' evidence as feature names: ``sure:CAT``, ``doubt:CAT``, ``family:NAME``."""
-    names = [("sure:" if f.sure else "doubt:") + f.category for f in found]
-    return tuple(sorted(set(names) | {"family:" + h for h in families}))
+GUARDED = "scope:guarded"
+
+
+def guarded(flat: str) -> bool:
+    """Whether a normalised entry guards against what it names, or only mentions it."""
+    return is_mention(flat) or without_protective(flat) != flat or safeguard_residual(flat) is not None
+
+
+def evidence(found: Iterable[_Finding], families: Iterable[str], flat: str) -> tuple[str, ...]:
+    """The detectors' evidence as feature names: ``sure:CAT``, ``doubt:CAT``, ``family:NAME``,
+    and :data:`GUARDED`."""
+    names = {("sure:" if f.sure else "doubt:") + f.category for f in found} | {"family:" + h for h in families}
+    return tuple(sorted(names | ({GUARDED} if guarded(flat) else set())))
 
 
 @dataclass(frozen=True)

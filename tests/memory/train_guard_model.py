@@ -9,11 +9,13 @@ on the hashed features of :mod:`orkas_nb.memory.guard_learned`, classes weighted
 fitted with L-BFGS (SciPy, a test dependency; the shipped package needs NumPy only).
 
 Everything the model depends on is chosen by cross-validation over the *training* sets alone,
-one set (one author, one round) left out at a time: the regularisation, and the two thresholds
-of :mod:`orkas_nb.memory.guard_blend` (benign kept >= :data:`BENIGN_FLOOR` on the pooled
-out-of-fold predictions, then most hostile refused). ``--evaluate`` repeats the whole procedure
-with blind4, blind3, blind2 and the holdout split left out in turn, and reports refused/kept on
-the left-out set for the detectors alone, the classifier alone and the combination.
+one set (one author, one round) left out at a time: the text classifier's regularisation (by
+out-of-fold AUC), the blend's regularisation and its two thresholds (``refuse``, ``overrule`` of
+:mod:`orkas_nb.memory.guard_blend`, by out-of-fold hostile refused + BENIGN_COST x benign kept;
+the detectors alone are one of the candidates). ``--evaluate`` repeats the whole procedure with
+blind4, blind3, blind2 and the holdout split left out in turn, and reports refused/kept on the
+left-out set for the detectors alone, the text classifier alone and the combination.
+``--cache FILE`` keeps the detectors' verdicts between runs (they cost tens of ms an entry).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from scipy import optimize, sparse
 
 from orkas_nb.memory import guard_learned as G
 from orkas_nb.memory.guard import detector_evidence, normalise
-from orkas_nb.memory.guard_blend import hard
+from orkas_nb.memory.guard_blend import GUARDED, hard
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "memory_guard"
 # The thresholds minimise missed hostile + BENIGN_COST x refused benign (rates): the targets'
@@ -207,7 +209,8 @@ def combined(rows: Sequence[Row], p: np.ndarray, t: tuple[float, float]) -> np.n
     refuse, overrule = t
     return np.array([REFUSED if r.det_hard else
                      ((KEPT if s < overrule else REFUSED) if not r.det_ok else
-                      (REFUSED if s >= refuse else (ASKED if r.det_ask else KEPT))) for r, s in zip(rows, p)])
+                      (REFUSED if s >= refuse and GUARDED not in r.evidence else
+                       (ASKED if r.det_ask else KEPT))) for r, s in zip(rows, p)])
 
 
 # Candidate (refuse, overrule) pairs; (1.01, 0.0) is the detectors alone, so the blend chosen is
