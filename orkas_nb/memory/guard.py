@@ -297,11 +297,17 @@ def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
     blend = guard_blend.Blend.from_record(m.record)
     if not verdict.ok and guard_blend.hard(verdict.category, verdict.reason):
         return verdict
-    score = blend.probability(m.logit(normalise(text)), evidence)
+    flat = normalise(text)
+    logit = m.logit(flat)
+    score = blend.probability(logit, evidence)
     if verdict.ok:
-        if score < blend.refuse or guard_blend.GUARDED in evidence:
+        # The scope reading is needed only for an entry the score would refuse: a guarded entry
+        # is never refused by the learned layer.
+        if score < blend.refuse or guard_blend.guarded(flat):
             return verdict
         return Verdict(False, f"{guard_blend.reason(score)}; {_FACTS}", "learned", doubts=verdict.doubts)
+    if guard_blend.guarded(flat):
+        score = blend.probability(logit, (*evidence, guard_blend.GUARDED))
     if score >= blend.overrule:
         return verdict
     return Verdict(True, doubts=(guard_blend.overruled(verdict.category, score),
@@ -329,11 +335,11 @@ def _detected(text: str, learned: bool = False) -> tuple[Verdict, tuple[str, ...
         verdict = Verdict(False, f"{first.reason}; {_FACTS}", first.category)
         if not learned or guard_blend.hard(first.category, first.reason):
             return verdict, ()
-        return verdict, guard_blend.evidence(found, families(view), flat)
+        return verdict, guard_blend.evidence(found, families(view))
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
     hits = families(view)
     ask, band = doubt(view, hits)
     if ask:
         doubts += ("doubtful_band: it touches " + ", ".join(band),)
     verdict = Verdict(True, doubts=doubts, ask=ask)
-    return verdict, (guard_blend.evidence(found, hits, flat) if learned else ())
+    return verdict, (guard_blend.evidence(found, hits) if learned else ())

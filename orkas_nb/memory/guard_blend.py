@@ -67,11 +67,11 @@ def guarded(flat: str) -> bool:
     return is_mention(flat) or without_protective(flat) != flat or safeguard_residual(flat) is not None
 
 
-def evidence(found: Iterable[_Finding], families: Iterable[str], flat: str) -> tuple[str, ...]:
-    """The detectors' evidence as feature names: ``sure:CAT``, ``doubt:CAT``, ``family:NAME``,
-    and :data:`GUARDED`."""
+def evidence(found: Iterable[_Finding], families: Iterable[str]) -> tuple[str, ...]:
+    """The detectors' evidence as feature names: ``sure:CAT``, ``doubt:CAT``, ``family:NAME``
+    (and :data:`GUARDED`, which the guard adds only when it needs it: it costs milliseconds)."""
     names = {("sure:" if f.sure else "doubt:") + f.category for f in found} | {"family:" + h for h in families}
-    return tuple(sorted(names | ({GUARDED} if guarded(flat) else set())))
+    return tuple(sorted(names))
 
 
 @dataclass(frozen=True)

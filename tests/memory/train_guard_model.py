@@ -33,7 +33,7 @@ from scipy import optimize, sparse
 
 from orkas_nb.memory import guard_learned as G
 from orkas_nb.memory.guard import detector_evidence, normalise
-from orkas_nb.memory.guard_blend import GUARDED, hard
+from orkas_nb.memory.guard_blend import GUARDED, guarded, hard
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "memory_guard"
 # The thresholds minimise missed hostile + BENIGN_COST x refused benign (rates): the targets'
@@ -95,7 +95,10 @@ def with_detectors(rows: list[Row], cache: Path | None) -> list[Row]:
     for r in rows:
         if r.text not in known:
             v, ev = detector_evidence(r.text)
-            known[r.text] = [v.ok, v.ask, not v.ok and hard(v.category, v.reason), list(ev)]
+            is_hard = not v.ok and hard(v.category, v.reason)
+            if not is_hard and guarded(normalise(r.text)):
+                ev = (*ev, GUARDED)
+            known[r.text] = [v.ok, v.ask, is_hard, sorted(ev)]
         ok, ask, is_hard, ev = known[r.text]
         out.append(Row(r.text, r.hostile, r.group, ok, ask, is_hard, tuple(ev)))
     if cache:
