@@ -285,7 +285,8 @@ def detector_evidence(text: str) -> tuple[Verdict, tuple[str, ...]]:
     verdict = scan(text, learned=False)
     if verdict.category in guard_blend.PRECHECKS:
         return verdict, ()
-    return _detected(text, True)
+    verdict, evidence = _detected(text, True)
+    return verdict, guard_blend.resolved(evidence, families)
 
 
 def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
@@ -306,8 +307,12 @@ def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
         if score < blend.refuse or guard_blend.guarded(flat):
             return verdict
         return Verdict(False, f"{guard_blend.reason(score)}; {_FACTS}", "learned", doubts=verdict.doubts)
+    if blend.lowest(logit, evidence) >= blend.overrule:  # no family could bring it below
+        return verdict
+    evidence = guard_blend.resolved(evidence, families)
     if guard_blend.guarded(flat):
-        score = blend.probability(logit, (*evidence, guard_blend.GUARDED))
+        evidence = (*evidence, guard_blend.GUARDED)
+    score = blend.probability(logit, evidence)
     if score >= blend.overrule:
         return verdict
     return Verdict(True, doubts=(guard_blend.overruled(verdict.category, score),
@@ -335,7 +340,7 @@ def _detected(text: str, learned: bool = False) -> tuple[Verdict, tuple[str, ...
         verdict = Verdict(False, f"{first.reason}; {_FACTS}", first.category)
         if not learned or guard_blend.hard(first.category, first.reason):
             return verdict, ()
-        return verdict, guard_blend.evidence(found, families(view))
+        return verdict, guard_blend.evidence(found, guard_blend.Later(view))
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
     hits = families(view)
     ask, band = doubt(view, hits)

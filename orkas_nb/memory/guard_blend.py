@@ -30,7 +30,7 @@ cross-validation on the training sets only, and stored in the model's record
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -67,11 +67,30 @@ def guarded(flat: str) -> bool:
     return is_mention(flat) or without_protective(flat) != flat or safeguard_residual(flat) is not None
 
 
-def evidence(found: Iterable[_Finding], families: Iterable[str]) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class Later:
+    """The families of a refused entry, not read yet: most refusals stand whatever they are
+    (:meth:`Blend.lowest`), and reading them costs milliseconds."""
+    view: str
+
+
+def evidence(found: Iterable[_Finding], families: Iterable[str] | Later) -> tuple[str, ...]:
     """The detectors' evidence as feature names: ``sure:CAT``, ``doubt:CAT``, ``family:NAME``
-    (and :data:`GUARDED`, which the guard adds only when it needs it: it costs milliseconds)."""
-    names = {("sure:" if f.sure else "doubt:") + f.category for f in found} | {"family:" + h for h in families}
-    return tuple(sorted(names))
+    (and :data:`GUARDED`, which the guard adds only when it needs it: it costs milliseconds).
+    With ``Later``, a ``later:`` item stands for the families until :func:`resolved`."""
+    names = {("sure:" if f.sure else "doubt:") + f.category for f in found}
+    if isinstance(families, Later):
+        return (*sorted(names), "later:" + families.view)
+    return tuple(sorted(names | {"family:" + h for h in families}))
+
+
+def resolved(found: tuple[str, ...], families: Callable[[str], Iterable[str]]) -> tuple[str, ...]:
+    """``found`` with a ``later:`` item replaced by the families it stands for."""
+    later = [n for n in found if n.startswith("later:")]
+    if not later:
+        return found
+    rest = {n for n in found if not n.startswith("later:")}
+    return tuple(sorted(rest | {"family:" + h for h in families(later[0].removeprefix("later:"))}))
 
 
 @dataclass(frozen=True)
@@ -89,8 +108,17 @@ class Blend:
                    dict(b["weights"]))
 
     def probability(self, text_logit: float, found: Iterable[str]) -> float:
-        z = self.bias + self.text * text_logit + sum(self.weights.get(name, 0.0) for name in found)
-        return 1.0 / (1.0 + math.exp(-max(min(z, 60.0), -60.0)))
+        return _sigmoid(self.bias + self.text * text_logit + sum(self.weights.get(name, 0.0) for name in found))
+
+    def lowest(self, text_logit: float, found: Iterable[str]) -> float:
+        """The lowest score the entry can have whatever families (and scope) it turns out to have."""
+        known = [n for n in found if not n.startswith("later:")]
+        unknown = sum(min(w, 0.0) for n, w in self.weights.items() if n.startswith("family:") or n == GUARDED)
+        return _sigmoid(self.bias + self.text * text_logit + sum(self.weights.get(n, 0.0) for n in known) + unknown)
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(min(z, 60.0), -60.0)))
 
 
 def reason(score: float) -> str:
