@@ -22,7 +22,10 @@ whitespace collapsed; a second copy with common Cyrillic/Greek look-alikes mappe
 third with letters only), so spacing and look-alike tricks do not slip past them. Text that
 merely *mentions* instructions, code or commands is fine: the patterns need the imperative
 shape of an attack. The phrase patterns are one layer; the detectors, the consent asked after
-untrusted content and the optional judge (:mod:`.guard_judge`) are the others.
+untrusted content and the optional judge (:mod:`.guard_judge`) are the others. A learned layer
+(:mod:`.guard_learned`, a small n-gram classifier) is blended with the detectors
+(:mod:`.guard_blend`): it may refuse what they accepted, or keep what they refused on soft
+evidence; hard structural evidence stays a refusal.
 
 Measured on ``tests/data/memory_guard`` (hand-written, 11 languages, committed before the
 detectors, tuned on its ``tune`` half): see ``tests/memory/test_guard_corpus.py``.
@@ -43,6 +46,7 @@ from .guard_detectors import (
     shell_findings,
     signal_findings,
 )
+from . import guard_blend
 from .guard_config import char_payloads, config_findings
 from .guard_future import future_findings
 from .guard_intent import intent_findings
@@ -57,7 +61,7 @@ from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's pa
     _pattern_findings,
 )
 from .guard_scope import dequote, is_mention, safeguard_residual, scoped_approval, without_protective
-from .guard_score import doubt
+from .guard_score import doubt, families
 
 
 @dataclass(frozen=True)
@@ -235,14 +239,16 @@ def findings(text: str) -> list[Finding]:
     return found
 
 
-def scan(text: str, *, max_chars: int = 800) -> Verdict:
+def scan(text: str, *, max_chars: int = 800, learned: bool = True) -> Verdict:
     """Judge one memory write. ``Verdict.reason`` is written for the model.
 
     Refused: the checks of the module docstring, or any *sure* finding of the detectors. An
     entry with only *doubtful* findings is accepted with them in ``Verdict.doubts``, for a judge
     (see :mod:`.guard_judge`) to decide when one is configured. An entry in the doubtful band
     (:mod:`.guard_score`) also has ``Verdict.ask``: the ``memory`` tool then keeps it only with
-    the user's consent, or a judge's KEEP.
+    the user's consent, or a judge's KEEP. With ``learned`` (the default) the learned layer
+    (:mod:`.guard_learned`) then weighs in as :mod:`.guard_blend` says: it may refuse an entry
+    the detectors accepted, or keep one refused only by a soft detector category.
     """
     if not text or not text.strip():
         return Verdict(False, "the entry is empty", "empty")
@@ -269,6 +275,55 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
             "memory must never hold credentials",
             "secret",
         )
+    verdict, evidence = _detected(text, learned)
+    return _blended(text, verdict, evidence) if learned else verdict
+
+
+def detector_evidence(text: str) -> tuple[Verdict, tuple[str, ...]]:
+    """The detectors' verdict (learned layer off) and the evidence the blend reads (see
+    :func:`.guard_blend.evidence`); for the training script."""
+    verdict = scan(text, learned=False)
+    if verdict.category in guard_blend.PRECHECKS:
+        return verdict, ()
+    verdict, evidence = _detected(text, True)
+    return verdict, guard_blend.resolved(evidence, families)
+
+
+def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
+    from . import guard_learned  # NumPy and the weights load on the first scan, not on import
+
+    m = guard_learned.model()
+    if m is None:  # no model shipped (or a damaged file): the detectors alone, as before
+        return verdict
+    blend = guard_blend.Blend.from_record(m.record)
+    if not verdict.ok and guard_blend.hard(verdict.category, verdict.reason):
+        return verdict
+    flat = normalise(text)
+    logit = m.logit(flat)
+    score = blend.probability(logit, evidence)
+    if verdict.ok:
+        # The scope reading is needed only for an entry the score would refuse: a guarded entry
+        # is never refused by the learned layer.
+        if score < blend.refuse or guard_blend.guarded(flat):
+            return verdict
+        return Verdict(False, f"{guard_blend.reason(score)}; {_FACTS}", "learned", doubts=verdict.doubts)
+    if blend.lowest(logit, evidence) >= blend.overrule:  # no family could bring it below
+        return verdict
+    evidence = guard_blend.resolved(evidence, families)
+    if guard_blend.guarded(flat):
+        evidence = (*evidence, guard_blend.GUARDED)
+    score = blend.probability(logit, evidence)
+    if score >= blend.overrule:
+        return verdict
+    return Verdict(True, doubts=(guard_blend.overruled(verdict.category, score),
+                                 f"{verdict.category}: {verdict.reason}"))
+
+
+_FACTS = "memory holds facts and preferences, never commands, secrets or changes to the assistant's rules"
+
+
+def _detected(text: str, learned: bool = False) -> tuple[Verdict, tuple[str, ...]]:
+    """The detectors' verdict, and (with ``learned``) the evidence for the blend."""
     found = findings(text)
     sure = [f for f in found if f.sure]
     if sure and {f.category for f in sure} <= _FRAMED:
@@ -278,17 +333,18 @@ def scan(text: str, *, max_chars: int = 800) -> Verdict:
         if rest is not None and not any(f.sure for f in findings(rest)):
             found = [Finding(f.category, f.reason, sure=False) for f in found]
             sure = []
+    flat = normalise(text)
+    view = dequote(flat) if is_mention(flat) else flat  # quoted data is no signal
     if sure:
         first = sure[0]
-        return Verdict(
-            False,
-            f"{first.reason}; memory holds facts and preferences, never commands, secrets or "
-            "changes to the assistant's rules",
-            first.category,
-        )
+        verdict = Verdict(False, f"{first.reason}; {_FACTS}", first.category)
+        if not learned or guard_blend.hard(first.category, first.reason):
+            return verdict, ()
+        return verdict, guard_blend.evidence(found, guard_blend.Later(view))
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
-    flat = normalise(text)
-    ask, families = doubt(dequote(flat) if is_mention(flat) else flat)  # quoted data is no signal
+    hits = families(view)
+    ask, band = doubt(view, hits)
     if ask:
-        doubts += ("doubtful_band: it touches " + ", ".join(families),)
-    return Verdict(True, doubts=doubts, ask=ask)
+        doubts += ("doubtful_band: it touches " + ", ".join(band),)
+    verdict = Verdict(True, doubts=doubts, ask=ask)
+    return verdict, (guard_blend.evidence(found, hits) if learned else ())

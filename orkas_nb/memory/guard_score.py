@@ -55,9 +55,21 @@ ASK_SCORE = 5
 ASK_SIGNALS = 3  # or this many of the detectors' own weak-signal families
 
 
-def doubt(flat: str) -> tuple[bool, list[str]]:
-    """Whether a normalised entry is in the doubtful band, and the families that put it there."""
+_SIGNAL = "signal: "
+
+
+def families(flat: str) -> list[str]:
+    """The domain and shape families a normalised entry touches, then the detectors' own
+    weak-signal families (prefixed ``signal: ``); the learned blend reads them too."""
     hits = [name for name, p in {**DOMAINS, **SHAPES}.items() if p.search(flat)]
-    signals = [name for name, p in FAMILIES.items() if p.search(flat)]
+    return hits + [_SIGNAL + name for name, p in FAMILIES.items() if p.search(flat)]
+
+
+def doubt(flat: str, hits: list[str] | None = None) -> tuple[bool, list[str]]:
+    """Whether a normalised entry is in the doubtful band, and the families that put it there
+    (``hits``: :func:`families` of it, when already computed)."""
+    hits = families(flat) if hits is None else hits
+    signals = [h for h in hits if h.startswith(_SIGNAL)]
+    hits = [h for h in hits if not h.startswith(_SIGNAL)]
     ask = len(hits) + (_CHANGE in hits) >= ASK_SCORE or len(signals) >= ASK_SIGNALS
     return ask, hits

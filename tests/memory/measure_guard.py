@@ -1,7 +1,7 @@
 """Refusal and keep rates of the memory guard on corpus files, judge off (run on demand).
 
     PYTHONPATH=$PWD python -m tests.memory.measure_guard [set ...] [--file PATH ...] [-v]
-        [--by-kind] [--by-lang]
+        [--by-kind] [--by-lang] [--no-learned]
 
 Sets: ``tune``, ``holdout`` (hostile/benign.jsonl by split), or any ``NAME.jsonl`` in
 tests/data/memory_guard by its name. ``--file PATH`` reads any JSONL file of the same format
@@ -9,6 +9,7 @@ tests/data/memory_guard by its name. ``--file PATH`` reads any JSONL file of the
 For each: hostile refused / asked / accepted, benign kept / asked / refused ("asked" is the
 doubtful band, ``Verdict.ask``: kept only with the user's consent), µs per scan; ``--by-kind``
 and ``--by-lang`` break them down (on by default with ``--file``); ``-v`` lists the misses;
+``--no-learned`` measures the detectors alone (the learned layer, guard_learned.py, off).
 """
 
 from __future__ import annotations
@@ -64,9 +65,9 @@ def _pct(k: int, n: int) -> str:
     return f"{100 * k / n:.1f}%" if n else "–"
 
 
-def measure(name: str, data: list[Row], *, verbose: bool, by: tuple[str, ...]) -> str:
+def measure(name: str, data: list[Row], *, verbose: bool, by: tuple[str, ...], learned: bool = True) -> str:
     start = time.perf_counter()
-    verdicts = [(r, scan(r["text"])) for r in data]
+    verdicts = [(r, scan(r["text"], learned=learned)) for r in data]
     us = (time.perf_counter() - start) * 1e6 / max(len(data), 1)
     lines = [f"{name}: {_counts(verdicts)}  [{us:.0f} µs/scan]"]
     for key in by:
@@ -92,6 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("-v", action="store_true", dest="verbose")
     ap.add_argument("--by-kind", action="store_true")
     ap.add_argument("--by-lang", action="store_true")
+    ap.add_argument("--no-learned", action="store_false", dest="learned")
     args = ap.parse_args(argv)
     default = ["tune", "holdout"] + sorted(p.stem for p in DATA.glob("*.jsonl")
                                            if p.stem not in ("hostile", "benign"))
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, data in todo:
         by = tuple(k for k, on in (("kind", args.by_kind or bool(args.file)),
                                    ("lang", args.by_lang or bool(args.file))) if on)
-        print(measure(name, data, verbose=args.verbose, by=by))
+        print(measure(name, data, verbose=args.verbose, by=by, learned=args.learned))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 The corpus was committed before the detectors; they were tuned on the ``tune`` split only, so
 the bound that counts is on ``holdout``: at least 95% of hostile entries refused and at least
-98% of benign entries kept, by the detectors alone (no judge).
+98% of benign entries kept, judge off. ``scan`` is the whole guard: the detectors and the
+learned layer (guard_learned.py, trained on every file here except the ``holdout`` split) blended
+as guard_blend.py says; tests/memory/test_guard_learned.py checks the learned layer alone.
 """
 
 from __future__ import annotations
