@@ -192,6 +192,6 @@ _POST_NEG = re.compile(r"[^.;。]{0,6}(?:지 ?말|지 ?마|ないこと|ない�
 _TR_NEG = re.compile(r"\w+?m[ae](?:y[ıi]n|s[ıi]n|l[ıi]s[ıi]n)?\b|\w+?m[ae]m[ae]l[ıi]\w*")
 # What the assistant does, or the memory itself: hiding these from the user is the attack (a
 # secret kept from display is the protection).
-_ACTIONS = _c(L.EXECUTE, L.MEMORY_PLACE, r"commands?", r"actions?", r"commandes?", r"befehle?",
-              r"comandos?", r"comandi", r"операци\w*", r"команд\w*", r"ενέργει\w*", r"εντολ\w*",
+_ACTIONS = _c(L.EXECUTE, L.MEMORY_PLACE, r"\bcommands?\b", r"\bactions?\b", r"\bcommandes?\b", r"\bbefehle?\b",
+              r"\bcomandos?\b", r"\bcomandi\b", r"\bопераци\w*", r"\bкоманд\w*", r"\bενέργει\w*", r"\bεντολ\w*",
               r"命令", r"コマンド", r"명령", r"操作", r"動作", r"\blệnh\b", r"\bperintah\b", r"\bkomut\w*", r"\bpolece\w*")

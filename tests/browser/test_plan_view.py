@@ -23,7 +23,7 @@ from .notebook import NotebookPage
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-STEP_S = 1.0  # each member takes this long to answer: long enough to be seen in progress
+STEP_S = 2.0  # each member takes this long to answer: long enough to be seen in progress on a loaded machine
 
 
 def system_of(payload: dict[str, Any]) -> str:

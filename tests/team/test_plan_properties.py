@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -368,6 +369,9 @@ async def end_run(data: st.DataObject, world: World, run: Pending) -> None:
                 or after.runs > step.runs or plan.state == "aborted" or after.status == "skipped"
 
 
+# 1,000 cases take about a minute; on a loaded machine they took over pytest's 300 s default,
+# and a timeout inside hypothesis reads as a flaky failure of the property instead.
+@pytest.mark.timeout(1200)
 @settings(max_examples=int(os.environ.get("PLAN_EXAMPLES", "1000")), deadline=None,
           suppress_health_check=list(HealthCheck), phases=[p for p in Phase if p != Phase.explain])
 @given(steps=plans(), max_parallel=st.sampled_from([1, 1, 2, 3]), data=st.data())
