@@ -71,7 +71,10 @@ def test_tune_split_and_the_fresh_set_stay_where_they_were_tuned() -> None:
 # Floors measured after tuning on them (README): a change may raise them, never lower them.
 TUNED_FLOORS = {"fresh4": (40, 39), "fresh6": (27, 29), "benign_hard": (0, 42), "fresh7": (32, 33),
                 "blind3": (154, 177),  # blind3: tuned on in round 4 (README)
-                "blind4": (155, 298)}  # blind4: measured once after round 4, not tuned on
+                "blind4": (155, 298),  # blind4: measured once after round 4, then tuned on
+                # blind5: measured once (detectors 157/395, 368/396; with the learned layer
+                # 206/395, 366/396), then trained on: these are the in-sample figures
+                "blind5": (306, 369)}
 
 
 @pytest.mark.parametrize("name", sorted(TUNED_FLOORS))
