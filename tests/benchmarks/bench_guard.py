@@ -53,11 +53,12 @@ def main() -> None:
     long = normalise(" ".join(texts))[:2048]
     short = normalise(texts[0])
     for name, flat in (("2 KB entry", long), (f"{len(short)}-char entry", short)):
-        print(f"learned score, {name}: {timed(lambda: model.score(flat), args.n) * 1e6:.0f} µs")
+        print(f"learned score, {name}: {timed(lambda flat=flat: model.score(flat), args.n) * 1e6:.0f} µs")
     sample = texts[: args.entries]
     base = full = 0.0
     for t in sample:  # interleaved, so that the load of the machine drifts over both alike
-        pairs = [(timed(lambda: scan(t, learned=False), 1), timed(lambda: scan(t), 1)) for _ in range(5)]
+        pairs = [(timed(lambda t=t: scan(t, learned=False), 1), timed(lambda t=t: scan(t), 1))
+                 for _ in range(5)]
         base += statistics.median(b for b, _ in pairs) / len(sample)
         full += statistics.median(f for _, f in pairs) / len(sample)
     print(f"scan, detectors alone: {base * 1e3:.2f} ms; with the learned layer: {full * 1e3:.2f} ms "
