@@ -28,8 +28,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from scipy import optimize, sparse
+
+if TYPE_CHECKING:  # the fit needs SciPy (a test dependency); reading the corpus does not
+    from scipy import sparse
 
 from orkas_nb.memory import guard_learned as G
 from orkas_nb.memory.guard import detector_evidence, normalise
@@ -107,6 +111,8 @@ def with_detectors(rows: list[Row], cache: Path | None) -> list[Row]:
 
 
 def matrix(rows: Sequence[Row]) -> sparse.csr_matrix:
+    from scipy import sparse
+
     indptr, indices, values = [0], [], []
     for r in rows:
         idx, val = G.features(normalise(r.text))
@@ -118,6 +124,8 @@ def matrix(rows: Sequence[Row]) -> sparse.csr_matrix:
 
 
 def fit(x: sparse.csr_matrix | np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, float]:
+    from scipy import optimize
+
     """Balanced, L2-regularised logistic regression: (weights, bias)."""
     sw = np.where(y == 1, 0.5 / max(y.mean(), 1e-9), 0.5 / max(1 - y.mean(), 1e-9)) / len(y)
     sign = 2 * y - 1
