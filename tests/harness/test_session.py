@@ -175,6 +175,13 @@ def test_every_line_is_one_json_message(tmp_path: Path) -> None:
     assert json.loads(lines[0])["role"] == "user"
 
 
+def _child_holding_a_copy_of_the_lock(session: JsonlSession, seconds: float) -> subprocess.Popen:
+    lock_fd = session._file._lock_fd
+    assert lock_fd is not None
+    return subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({seconds})"],
+                            pass_fds=(lock_fd,))
+
+
 def test_a_child_holding_a_copy_of_the_lock_until_it_execs_does_not_lock_us_out(
         tmp_path: Path) -> None:
     # A subprocess started from another thread holds a copy of every descriptor from its fork to
@@ -183,10 +190,7 @@ def test_a_child_holding_a_copy_of_the_lock_until_it_execs_does_not_lock_us_out(
     path = tmp_path / "s.jsonl"
     first = JsonlSession(path)
     first.append(user_message("one"))
-    lock_fd = first._file._lock_fd
-    assert lock_fd is not None
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.4)"],
-                             pass_fds=(lock_fd,))
+    child = _child_holding_a_copy_of_the_lock(first, seconds=0.4)
     try:
         first.close()
         with JsonlSession(path) as again:  # waited for the copy to go, then took the lock
@@ -203,10 +207,7 @@ def test_a_copy_held_past_the_wait_is_named_as_ours(tmp_path: Path, monkeypatch)
     monkeypatch.setattr(durable, "FORK_COPY_WAIT", 0.05)
     path = tmp_path / "s.jsonl"
     first = JsonlSession(path)
-    lock_fd = first._file._lock_fd
-    assert lock_fd is not None
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"],
-                             pass_fds=(lock_fd,))
+    child = _child_holding_a_copy_of_the_lock(first, seconds=5)
     try:
         first.close()
         with pytest.raises(SessionLockedError, match=f"process started by this one \\(pid {os.getpid()}\\)"):

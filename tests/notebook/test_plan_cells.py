@@ -44,6 +44,25 @@ STEPS = (
 )
 
 
+# A form, then a researcher step waiting for it, then a writer step: answering the form from a
+# control (after the first cell returned) starts the researcher on that cell's team.
+CHAIN = ('[{"title": "Pick a style", "assignee": "user", "wait_for": [],'
+         '  "form": {"prompt": "Which style?", "fields": [{"name": "style", "kind": "choice", "choices": ["bar", "line"]}]}},'
+         ' {"title": "Count answers", "assignee": "researcher", "wait_for": [1]},'
+         ' {"title": "Summary", "assignee": "writer", "wait_for": [2]}]')
+
+
+def start_chain(kernel: Kernel, researcher: str, writer: str) -> Any:
+    """The first cell of a CHAIN plan, with the members' scripted replies; it must succeed."""
+    kernel.run('%config Agent.renderer = "text"\n'
+               f'router = Router(commander=[reply("", call("write_plan", title="Survey", steps={CHAIN})),'
+               ' reply("Planned."), reply("Still counting.")],'
+               f' researcher=[{researcher}], writer=[{writer}]); m = router.model()')
+    first = kernel.run("%%agent -m $m\nAnalyse the onboarding survey.", timeout=90)
+    assert first.status == "ok", first.error
+    return first
+
+
 @pytest.fixture
 def kernel(tmp_path: Path) -> Iterator[Kernel]:
     ws = tmp_path / "project"
@@ -182,16 +201,7 @@ def test_a_plan_running_from_a_control_goes_on_while_the_next_cell_starts(kernel
     """The executor lasts with the conversation: the next cell's team takes it over as it runs
     (not refused, not reloaded), and each step runs once."""
     slow = 'reply(("x" * 20 + "\\n") * 150, chunk_chars=4, delay_s=0.01)'  # ~8 s
-    steps = ('[{"title": "Pick a style", "assignee": "user", "wait_for": [],'
-             '  "form": {"prompt": "Which style?", "fields": [{"name": "style", "kind": "choice", "choices": ["bar", "line"]}]}},'
-             ' {"title": "Count answers", "assignee": "researcher", "wait_for": [1]},'
-             ' {"title": "Summary", "assignee": "writer", "wait_for": [2]}]')
-    kernel.run('%config Agent.renderer = "text"\n'
-               f'router = Router(commander=[reply("", call("write_plan", title="Survey", steps={steps})),'
-               ' reply("Planned."), reply("Still counting.")],'
-               f' researcher=[{slow}], writer=[reply("The summary.")]); m = router.model()')
-    first = kernel.run("%%agent -m $m\nAnalyse the onboarding survey.", timeout=90)
-    assert first.status == "ok", first.error
+    start_chain(kernel, slow, 'reply("The summary.")')
     kernel.run("ex0 = current_state().plans[current_state().current]")
     assert kernel.value("[s.status for s in ex0.plan.steps]") == ["blocked", "pending", "pending"]
     said = kernel.run("%agent plan answer 1 style=bar").stream()  # the plan runs on after it

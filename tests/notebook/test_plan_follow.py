@@ -20,7 +20,7 @@ from orkas_nb.notebook.views.plan_picture import PLAN_MIME
 from tests.team.teamkit import write_agents
 
 from .kernel import REPO, Kernel
-from .test_plan_cells import kernel  # noqa: F401 - the fixture
+from .test_plan_cells import kernel, start_chain  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.kernel]
 
@@ -38,16 +38,7 @@ def test_a_step_an_earlier_cells_team_runs_is_drawn_in_the_next_cell(kernel: Ker
     cell's team; the next cell shows the running plan at once, and its run view draws step 2's
     member run as well as step 3, which its own team runs."""
     tally = 'reply("tallying the answers\\n" * 120, chunk_chars=8, delay_s=0.01)'  # ~3 s
-    steps = ('[{"title": "Pick a style", "assignee": "user", "wait_for": [],'
-             '  "form": {"prompt": "Which style?", "fields": [{"name": "style", "kind": "choice", "choices": ["bar", "line"]}]}},'
-             ' {"title": "Count answers", "assignee": "researcher", "wait_for": [1]},'
-             ' {"title": "Summary", "assignee": "writer", "wait_for": [2]}]')
-    kernel.run('%config Agent.renderer = "text"\n'
-               f'router = Router(commander=[reply("", call("write_plan", title="Survey", steps={steps})),'
-               ' reply("Planned."), reply("Still counting.")],'
-               f' researcher=[{tally}], writer=[reply("The summary is short.")]); m = router.model()')
-    first = kernel.run("%%agent -m $m\nAnalyse the onboarding survey.", timeout=90)
-    assert first.status == "ok", first.error
+    first = start_chain(kernel, tally, 'reply("The summary is short.")')
     kernel.run("ex0 = current_state().plans[current_state().current]")
     kernel.run("%agent plan answer 1 style=bar")  # step 2 starts on the first cell's team
     kernel.pump(lambda: kernel.value("ex0.plan.step(2).status") == "in_progress", timeout=30,
