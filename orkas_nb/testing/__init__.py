@@ -62,6 +62,8 @@ class Reply:
     chunk_chars: int = 8
     delay_s: float = 0.0  # between streamed chunks, to test Stop mid-stream
     fail_after_chunks: BaseException | None = None  # raise mid-stream, after some text
+    # held until this event is set: orders concurrent members without relying on the clock
+    wait: asyncio.Event | None = None
 
 
 def call(name: str, /, _id: str | None = None, _raw: str | None = None, **arguments: Any) -> ToolCallBlock:
@@ -139,6 +141,8 @@ class ScriptedModel(StreamingProvider):
             raise entry
         r = Reply(text=entry) if isinstance(entry, str) else entry
         await asyncio.sleep(0)
+        if r.wait is not None:
+            await r.wait.wait()
         if r.thinking:
             yield StreamThinking(text=r.thinking)
         size = max(1, r.chunk_chars)

@@ -169,23 +169,35 @@ async def test_prose_naming_an_agent_dispatches_nothing(ws):
 
 async def test_two_agents_writing_one_file_the_loser_gets_a_stale_read(ws):
     (ws / "notes.txt").write_text("original\n")
-    gate = asyncio.Event()
+    # both read before either writes; the researcher writes first (events, not sleeps)
+    writer_has_read, researcher_wrote = asyncio.Event(), asyncio.Event()
 
-    def editor(name, delay):
-        steps = iter([
-            lambda r: reply("", call("read_file", path="notes.txt")),
-            lambda r: reply("", call("write_file", path="notes.txt", content=f"by {name}\n"),
-                            delay_s=delay),
-            lambda r: reply(f"{name}: {r.messages[-1].text[:60]}"),
-        ])
-        return lambda request: next(steps)(request)
+    def write(name, wait):
+        return reply("", call("write_file", path="notes.txt", content=f"by {name}\n"), wait=wait)
+
+    def researcher(request):
+        step = len(router.requests["researcher"])
+        if step == 1:
+            return reply("", call("read_file", path="notes.txt"))
+        if step == 2:
+            return write("researcher", writer_has_read)
+        researcher_wrote.set()
+        return reply(f"researcher: {request.messages[-1].text[:60]}")
+
+    def writer(request):
+        step = len(router.requests["writer"])
+        if step == 1:
+            return reply("", call("read_file", path="notes.txt"))
+        if step == 2:
+            writer_has_read.set()
+            return write("writer", researcher_wrote)
+        return reply(f"writer: {request.messages[-1].text[:60]}")
 
     router = Router(
         commander=[reply("", call("dispatch_to", agent="researcher", task="edit notes"),
                          call("dispatch_to", agent="writer", task="edit notes")),
                    reply("done")],
-        researcher=editor("researcher", 0.0), writer=editor("writer", 0.2))
-    del gate
+        researcher=researcher, writer=writer)
     team = make_team(ws, router)
     await team.arun("both edit notes.txt")
     assert (ws / "notes.txt").read_text() == "by researcher\n"  # the loser overwrote nothing
