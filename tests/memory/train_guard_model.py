@@ -51,6 +51,9 @@ BENIGN_FLOOR = 0.98  # the learned layer alone: its threshold keeps this share o
 LAMBDAS = (3e-4,)
 STACK_LAMBDAS = (1e-4, 1e-3, 1e-2)
 GRID = np.round(np.arange(0.02, 1.0, 0.02), 2)
+# Sets kept out of training: measured (blind6's holdout half is what changes are reported on),
+# never learned from, so the shipped model has seen neither half.
+LEFT_OUT = frozenset({"blind6.jsonl"})
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,8 @@ def _group(stem: str) -> str:
 
 def corpus() -> tuple[list[Row], list[Row], list[Path]]:
     """(training rows, holdout rows, the files read)."""
-    train, holdout, files = [], [], sorted(DATA.glob("*.jsonl"))
+    train, holdout = [], []
+    files = sorted(p for p in DATA.glob("*.jsonl") if p.name not in LEFT_OUT)
     for path in files:
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip():
