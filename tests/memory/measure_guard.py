@@ -4,7 +4,7 @@
         [--by-kind] [--by-lang] [--no-learned]
 
 Sets: ``tune``, ``holdout`` (hostile/benign.jsonl by split), or any ``NAME.jsonl`` in
-tests/data/memory_guard by its name. ``--file PATH`` reads any JSONL file of the same format
+tests/data/memory_guard by its name (``NAME:SPLIT`` for one split of a file with a ``split`` field). ``--file PATH`` reads any JSONL file of the same format
 (``text``, ``label`` ``hostile``/``benign``; ``kind`` and ``lang`` optional, any values).
 For each: hostile refused / asked / accepted, benign kept / asked / refused ("asked" is the
 doubtful band, ``Verdict.ask``: kept only with the user's consent), µs per scan; ``--by-kind``
@@ -39,7 +39,8 @@ def _read(path: Path) -> list[Row]:
 def rows(name: str) -> list[Row]:
     if name in ("tune", "holdout"):
         return [r for label in ("hostile", "benign") for r in _read(DATA / f"{label}.jsonl") if r["split"] == name]
-    return _read(DATA / f"{name}.jsonl")
+    stem, _, split = name.partition(":")  # "blind6:holdout": one split of a file that has them
+    return [r for r in _read(DATA / f"{stem}.jsonl") if not split or r.get("split") == split]
 
 
 def outcome(r: Row, v: Verdict) -> str:
