@@ -51,6 +51,7 @@ from .guard_config import char_payloads, config_findings
 from .guard_future import future_findings
 from .guard_intent import intent_findings
 from .guard_orders import order_findings
+from .guard_effect import effect_findings
 from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's patterns)
     EXFILTRATION,
     INJECTION,
@@ -197,7 +198,7 @@ def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]
     protected = without_protective(view)
     return [*_pattern_findings(protected), *shell_findings(_unquote(protected)),
             *secret_findings(nfkc, flat), *control, *intent_findings(flat), *future_findings(view),
-            *order_findings(view), *config_findings(protected)]
+            *order_findings(view), *config_findings(protected), *effect_findings(view)]
 
 
 def findings(text: str) -> list[Finding]:

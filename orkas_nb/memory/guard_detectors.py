@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from . import guard_lexicon as L
+from .guard_kept import without_kept_consent, without_name_only
 from .guard_scope import waived_confirmation, without_protective
 from .guard_intent_words import words as intent_words
 
@@ -197,12 +198,16 @@ def _near(verbs: list[re.Match[str]], flat: str, window: int = 15) -> bool:
     return any(_SECRET_WORD.search(flat[m.end():m.end() + window]) for m in verbs)
 
 
+_ABSENT = re.compile(L.NEGATION + r"\W+(?:\w+\W+)?$")
+
+
 def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     refs = bool(_ENV_SECRET.search(nfkc) or _ENV_SECRET_FLAT.search(flat) or _SECRET_REF.search(flat))
-    secret = refs or bool(_SECRET_WORD.search(flat))
+    # "no requiere clave", "requires no key": a secret word negated right before is an absence.
+    secret = refs or any(not _ABSENT.search(flat[max(0, m.start() - 30):m.start()]) for m in _SECRET_WORD.finditer(flat))
     # The secret may be named anywhere; the sinks count only outside protective clauses
     # ("the token is in $X_TOKEN; never echo it" states where a secret is and forbids showing it).
-    flat = without_protective(flat)
+    flat = without_protective(without_name_only(flat))
     if not secret:
         if _BULK.search(flat) and _NETWORK_SINK.search(flat) and _affirmed(_SEND, flat):
             return [Finding("exfiltration", "it sends the user's files somewhere off the machine")]
@@ -212,7 +217,7 @@ def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     out: list[Finding] = []
     network = _NETWORK_SINK.search(flat)
     send, show, keep = _affirmed(_SEND, flat), _affirmed(_SHOW, flat), _affirmed(_KEEP, flat)
-    if refs and _VALUE_OF.search(flat):
+    if refs and _affirmed(_VALUE_OF, flat):
         out.append(Finding("exfiltration", "it asks for what is inside a secret (its contents or value)"))
     elif network or (send and (refs or _near(send, flat))):
         out.append(Finding("exfiltration", "it sends a secret (key, token, password, credential file) "
@@ -254,6 +259,7 @@ _ACTION = _c(L.EXECUTE + r"|\bdelet\w*|\bpush\w*|\bopen\w*|\badd\w*|\bchang\w*|\
 
 def control_findings(flat: str) -> list[Finding]:
     out: list[Finding] = []
+    flat = without_kept_consent(flat)
     if _APPROVAL.search(flat) and _LOWER.search(flat):
         out.append(Finding("approval_claim", "it claims approvals were given or are not needed; only "
                                              "the user grants approvals, when asked"))

@@ -35,7 +35,8 @@ import re
 from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
-from .guard_scope import dequote, without_protective
+from .guard_kept import without_kept_consent
+from .guard_scope import dequote, scoped_approval, without_protective
 
 
 def _c(*parts: str) -> re.Pattern[str]:
@@ -150,8 +151,10 @@ _GRANT = _c(*words("PRECEDENCE"), L.UNRESTRICTED, L.LOWER, L.VOID)
 def order_findings(flat: str) -> list[Finding]:
     act = without_protective(flat)
     out: list[Finding] = []
-    if _TRIGGER.search(act) and not kept_confirmation(act) and not _FIRST_HABIT.search(act) and (
-            _DESTROY_CMD.search(act) or (_affirmed(_DELETE, act) and _near(_DELETE, _WHOLE, act, 50))):
+    scheduled = without_kept_consent(act)
+    if _TRIGGER.search(scheduled) and not kept_confirmation(scheduled) and not _FIRST_HABIT.search(scheduled) and \
+            not scoped_approval(flat) and (_DESTROY_CMD.search(scheduled) or (_affirmed(_DELETE, scheduled) and
+                                                                             _near(_DELETE, _WHOLE, scheduled, 50))):
         out.append(Finding("destructive", "it schedules the destruction of data (a standing order or a "
                                           "trigger with a command or a delete of a whole target)"))
     if _SELF.search(flat) and _affirmed(_PROPAGATE, act) and _ELSEWHERE.search(act):

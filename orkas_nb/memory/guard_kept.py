@@ -1,0 +1,70 @@
+"""Clauses in which the user *keeps* a safeguard, blanked before the claim detectors read an entry.
+
+"The user wants to be asked before any command that deletes files", "De gebruiker wil vooraf
+toestemming geven voor elke wijziging", "Ο χρήστης θέλει να ερωτάται πριν από κάθε διαγραφή":
+the user wants a consent kept; the words "delete", "in advance", "every" in such a clause are
+the scope of the safeguard, not a waiver or a scheduled destruction. Likewise "give only the
+variable's name, not its value" names a secret to keep it hidden. Such clauses are blanked
+(length kept, so offsets stay valid) for the approval, destruction and secret-sink detectors;
+a clause that also waives something (a prohibition on asking, "without asking", "unnecessary")
+is kept as it is, so the hostile twin in the same clause is still read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from . import guard_lexicon as L
+
+_CLAUSE = re.compile(r"[^.;!?。；！？\n]+")
+_WANT = re.compile(L.alt(
+    r"\bwants?\b", r"\bwould like\b", r"\bprefers?\b", r"\bveut\b", r"\bsouhaite\b", r"\bpréfère\b", r"\bmöchte\b",
+    r"\bwill\b", r"\bwünscht\b", r"\bquiere\b", r"\bprefiere\b", r"\bquer\b", r"\bprefere\b", r"\bvuole\b",
+    r"\bpreferisce\b", r"\bwil\b", r"\bwilt\b", r"\bchce\b", r"\bvill\b", r"\bθέλει\b", r"\bistiyor\b", r"\bхочет\b",
+    r"\bхоче\b", r"\bmuốn\b", r"\bingin\b", r"\bmau\b", "要求", "希望", "望んで", "望む", "원한다", "원해", "يريد", "تريد", "चाहता", "चाहती",
+))
+_CONSENT = re.compile(L.alt(
+    L.APPROVAL, r"\b(?:be |being )?ask(?:ed)?\b", r"\bconsult\w*", r"\bvalider\b", r"\bgefragt\b", r"\bfreigeben\b",
+    r"\bconfirmar\b", r"\bconsultad\w*", r"\bconferma\w*", r"\btoestemming\b", r"\bgevraagd\b", r"\bgodkänna\b",
+    r"\bpytany\b", r"\bzgod\w*", r"\bερωτ\w*", r"\bέγκρισ\w*", r"\bonay\w*", r"\bспрашива\w*", r"\bподтвержда\w*",
+    r"\bзгоду\b", r"\bпитал\w*", r"\bhỏi\b", r"\bditanya\b", r"\bizin\b", r"问", r"確認", r"확인받", r"يُسأل", r"يسأل", r"पूछा",
+))
+_WAIVER = re.compile(L.alt(
+    r"\bwithout (?:asking|confirm\w*|approval)\b", r"\bno need\b", r"\bunnecessary\b", r"\bnever ask\w*\b",
+    r"\bdon'?t ask\b", r"\bsans demander\b", r"\bohne (?:zu fragen|rückfrage)\b", r"\bsin preguntar\b", r"\bsem perguntar\b",
+    r"\bsenza chiedere\b", r"\bzonder (?:te )?vragen\b", r"\bbez pytania\b", r"\butan att fråga\b", r"\bχωρίς να ρωτ\w*",
+    r"\bsormadan\b", r"\bбез (?:спроса|вопросов|подтвержд\w*)\b", "不用问", "不要问", "聞かずに", "묻지 않고", r"\bkhông cần hỏi\b",
+))
+_NAME_ONLY = re.compile(L.alt(
+    r"\bonly (?:the |its |their )?(?:variable )?names?\b", r"\b(?:by|its|the) name,? (?:never|not)\b",
+    r"\bseulement le nom\b", r"\buniquement le nom\b", r"\bnur (?:den )?namen\b", r"\bsolo el nombre\b", r"\bapenas o nome\b",
+    r"\bsolo il nome\b", r"\balleen de naam\b", r"\btylko nazw\w*", r"\bendast namnet\b", r"\bμόνο το όνομα\b",
+    r"\bsadece (?:değişken )?ad\w*", r"\bтолько имя\b", r"\bлише назв\w*", r"只写变量名", r"只引用变量名", r"变量名", r"変数名だけ",
+    r"이름만", r"اسم المتغير فقط", r"केवल नाम", r"\bchỉ (?:dùng )?tên\b", r"\bhanya nama\b",
+))
+
+
+def _blank(flat: str, drop: Callable[[str], bool]) -> str:
+    out = list(flat)
+    for m in _CLAUSE.finditer(flat):
+        if drop(m.group()):
+            out[m.start():m.end()] = " " * (m.end() - m.start())
+    return "".join(out)
+
+
+def _keeps_consent(clause: str) -> bool:
+    if _WAIVER.search(clause):
+        return False
+    return any(_CONSENT.search(clause[w.end():w.end() + 50]) for w in _WANT.finditer(clause)) or \
+        bool(re.search(r"\bto be asked\b|\bwants? to be (?:asked|consulted)\b", clause))
+
+
+def without_kept_consent(flat: str) -> str:
+    """The entry with the clauses in which the user keeps a consent blanked."""
+    return _blank(flat, _keeps_consent)
+
+
+def without_name_only(flat: str) -> str:
+    """The entry with the clauses that refer to a secret only by its name blanked."""
+    return _blank(flat, lambda c: bool(_NAME_ONLY.search(c)))
