@@ -40,10 +40,8 @@ def skill_guard(text: str) -> str | None:
     from ..memory.guard import scan
     from ..team.evolution.library import MAX_SKILL_CHARS
 
-    # Not the learned layer: it learned from memory notes, where an order to the assistant is
-    # the attack; a skill is orders to the assistant by design (its own front matter scored
-    # 0.87 "planted"). The detectors' structural evidence and the scope checks still apply.
-    verdict = scan(text, max_chars=MAX_SKILL_CHARS, learned=False)
+    # A skill is orders to the assistant by design: the guard reads it as such (kind="skill").
+    verdict = scan(text, kind="skill", max_chars=MAX_SKILL_CHARS)
     if not verdict.ok:
         return verdict.reason
     if verdict.ask:

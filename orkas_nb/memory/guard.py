@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Literal
 
 from .guard_detectors import (
     Finding,
@@ -240,17 +241,37 @@ def findings(text: str) -> list[Finding]:
     return found
 
 
-def scan(text: str, *, max_chars: int = 800, learned: bool = True) -> Verdict:
+ScanKind = Literal["memory", "skill"]
+KINDS: tuple[ScanKind, ...] = ("memory", "skill")
+
+
+def scan(text: str, *, kind: ScanKind = "memory", max_chars: int = 800) -> Verdict:
     """Judge one memory write. ``Verdict.reason`` is written for the model.
 
     Refused: the checks of the module docstring, or any *sure* finding of the detectors. An
     entry with only *doubtful* findings is accepted with them in ``Verdict.doubts``, for a judge
     (see :mod:`.guard_judge`) to decide when one is configured. An entry in the doubtful band
     (:mod:`.guard_score`) also has ``Verdict.ask``: the ``memory`` tool then keeps it only with
-    the user's consent, or a judge's KEEP. With ``learned`` (the default) the learned layer
-    (:mod:`.guard_learned`) then weighs in as :mod:`.guard_blend` says: it may refuse an entry
-    the detectors accepted, or keep one refused only by a soft detector category.
+    the user's consent, or a judge's KEEP.
+
+    ``kind`` says what is scanned, and the guard decides what reads it. A ``"memory"`` note: the
+    learned layer (:mod:`.guard_learned`) then weighs in as :mod:`.guard_blend` says (it may
+    refuse an entry the detectors accepted, or keep one refused only by a soft detector
+    category). A ``"skill"`` text (an evolved skill): the detectors alone, since the learned
+    layer learned from memory notes, where an order to the assistant is the attack, and a skill
+    is orders to the assistant by design (a skill's own front matter scored 0.87 "planted").
     """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    return _scan(text, max_chars=max_chars, learned=kind == "memory")
+
+
+def detector_verdict(text: str, *, max_chars: int = 800) -> Verdict:
+    """The detectors' verdict alone (no learned layer): for measuring the layers apart."""
+    return _scan(text, max_chars=max_chars, learned=False)
+
+
+def _scan(text: str, *, max_chars: int, learned: bool) -> Verdict:
     if not text or not text.strip():
         return Verdict(False, "the entry is empty", "empty")
     if len(text) > max_chars:
@@ -283,7 +304,7 @@ def scan(text: str, *, max_chars: int = 800, learned: bool = True) -> Verdict:
 def detector_evidence(text: str) -> tuple[Verdict, tuple[str, ...]]:
     """The detectors' verdict (learned layer off) and the evidence the blend reads (see
     :func:`.guard_blend.evidence`); for the training script."""
-    verdict = scan(text, learned=False)
+    verdict = detector_verdict(text)
     if verdict.category in guard_blend.PRECHECKS:
         return verdict, ()
     verdict, evidence = _detected(text, True)

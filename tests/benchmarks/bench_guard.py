@@ -4,7 +4,7 @@
 
 - the learned score alone (:func:`orkas_nb.memory.guard_learned.Model.score`) on a 2 KB entry
   and on a short one, in µs;
-- ``scan`` with the learned layer against ``scan(..., learned=False)`` (the detectors alone) on
+- ``scan`` with the learned layer against ``detector_verdict`` (the detectors alone) on
   corpus entries: the extra cost per scan and the ratio;
 - the first scan of a process, which loads the weights.
 
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from orkas_nb.memory import guard_learned  # noqa: E402
-from orkas_nb.memory.guard import normalise, scan  # noqa: E402
+from orkas_nb.memory.guard import detector_verdict, normalise, scan  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "memory_guard"
 
@@ -57,7 +57,7 @@ def main() -> None:
     sample = texts[: args.entries]
     base = full = 0.0
     for t in sample:  # interleaved, so that the load of the machine drifts over both alike
-        pairs = [(timed(lambda t=t: scan(t, learned=False), 1), timed(lambda t=t: scan(t), 1))
+        pairs = [(timed(lambda t=t: detector_verdict(t), 1), timed(lambda t=t: scan(t), 1))
                  for _ in range(5)]
         base += statistics.median(b for b, _ in pairs) / len(sample)
         full += statistics.median(f for _, f in pairs) / len(sample)
