@@ -15,7 +15,11 @@ effects are read here, each a co-occurrence of concepts, outside protective clau
   discards data, reaches production or privileges, or about everything; unless a confirmation
   is kept (:func:`.guard_scope.scoped_approval`, or a requirement to ask);
 - **a channel outranks the user**: comments, messages, documents, files, a signature or an
-  account are said to come before, weigh more than or have authority over the user's requests.
+  account are said to come before, weigh more than or have authority over the user's requests;
+- **a standing hand-off to an outside address**: a send verb, not negated, with a destination
+  that is a person's or a host's, not the project's (an e-mail address, ``ftp://``,
+  ``sftp://``, ``scp``'s ``user@host:path``), under a trigger or standing marker ("each
+  evening", "after every session"): data leaves by a rule in memory, whatever it is.
 
 The words are a concept x language table (:data:`EFFECT`), like :mod:`.guard_concepts`; a cell
 lists how the concept is said, not sentences of any corpus.
@@ -28,6 +32,7 @@ import re
 from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
+from .guard_orders import TRIGGER as _TRIGGER
 from .guard_scope import scoped_approval, without_protective
 
 EFFECT: dict[str, dict[str, tuple[str, ...]]] = {
@@ -232,8 +237,24 @@ _OUTRANK, _CHANNEL = _c(_row("OUTRANK").pattern, *words("PRECEDENCE")), _row("CH
 _USER = _c(*words("USER"), r"\bperson(?:ne)? (?:at the keyboard|connectée)\b", r"\bchat\b")
 
 
+_OUTSIDE = re.compile(r"\b(?:s?ftps?|scp|smb|rsync)://[\w.-]+|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?::\S*)?")
+_SEND_TO = _c(L.SEND, r"\bscp\b", r"\brsync\b", r"\bexpédi\w*", r"\byükle\w*", r"\bemail\w*\b.{0,20}\bover\b")
+
+
+# Recurrence: "each Friday", "chaque soir", "jede Woche", "每天", "毎晩", "매주".
+_RECUR = _c(r"\b(?:each|every|chaque|tous les|toutes les|jede[nrs]?|cada|todas? (?:as|os|las|los)|ogni|elke|iedere|każd\w*|"
+            r"varje|κάθε|her|кажд\w*|кожн\w*|mỗi|setiap|tiap)\b", "每", "毎", "매")
+
+
 def _near(a: re.Pattern[str], b: re.Pattern[str], text: str, window: int) -> bool:
     return any(b.search(text[max(0, m.start() - window):m.end() + window]) for m in a.finditer(text))
+
+
+def _affirmed(pattern: re.Pattern[str], text: str) -> bool:
+    return any(not _NEG.search(text[max(0, m.start() - 25):m.start()]) for m in pattern.finditer(text))
+
+
+_NEG = re.compile(L.NEGATION + r"\W*(?:\w+\W+){0,2}$")
 
 
 def effect_findings(flat: str) -> list[Finding]:
@@ -248,4 +269,7 @@ def effect_findings(flat: str) -> list[Finding]:
                                              "that need the user's approval each time"))
     if _near(_OUTRANK, _USER, view, 50) and _CHANNEL.search(view):
         out.append(Finding("identity_claim", "it makes text from another channel outrank the user"))
+    if _OUTSIDE.search(view) and (_TRIGGER.search(view) or _RECUR.search(view)) and _affirmed(_SEND_TO, view):
+        out.append(Finding("exfiltration", "it hands data to an outside address (a person's e-mail or "
+                                           "server) by a standing rule"))
     return out

@@ -49,6 +49,7 @@ _TRIGGER = _c(L.PERSIST, r"\bwhen(?:ever)?\b", r"\bif\b", r"\bbefore\b", r"\baft
               r"\beğer\b", r"\b\w+[ıiuüae]rs[ae]\b", r"\bкогда\b", r"\bесли\b", r"\bпри\b", r"\bколи\b", r"\bякщо\b",
               r"\bпід час\b", r"\bόταν\b", r"\bαν\b", r"\bμόλις\b", r"כש", r"عندما", r"عند", r"إذا", r"जब", r"अगर", r"ही ",
               r"当", r"如果", r"之后", r"之後", r"時", r"たら", r"ときは", r"면", r"เมื่อ", r"ถ้า", r"ทุกครั้ง")
+TRIGGER = _TRIGGER  # a trigger or standing marker, for guard_effect
 _DESTROY_CMD = re.compile(
     r"\brm\s+(?:-\w+\s+)*-\w*[rf]\w*\s+(?:--\s+)?(?:~|/|\$home|\*|\.git\b|\.\.?/?\s)|"
     r"\bfind\b[^`\n]{0,80}\s-delete\b|\bkill\s+-(?:9|kill)\s+-1\b|\bdocker\s+(?:system|volume|image)\s+prune\b|"
