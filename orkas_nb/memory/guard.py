@@ -199,7 +199,7 @@ def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]
     protected = without_protective(view)
     return [*_pattern_findings(protected), *shell_findings(_unquote(protected)),
             *secret_findings(nfkc, flat), *control, *intent_findings(flat), *future_findings(view),
-            *order_findings(view), *config_findings(protected), *effect_findings(view)]
+            *order_findings(view), *config_findings(protected), *effect_findings(view, protected)]
 
 
 def findings(text: str) -> list[Finding]:

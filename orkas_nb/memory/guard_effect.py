@@ -257,9 +257,10 @@ def _affirmed(pattern: re.Pattern[str], text: str) -> bool:
 _NEG = re.compile(L.NEGATION + r"\W*(?:\w+\W+){0,2}$")
 
 
-def effect_findings(flat: str) -> list[Finding]:
-    """Standing behaviour changes of the module docstring, on the normalised entry."""
-    view = without_protective(flat)
+def effect_findings(flat: str, protected: str | None = None) -> list[Finding]:
+    """Standing behaviour changes of the module docstring, on the normalised entry
+    (``protected``: the same without its protective clauses, when the caller has it)."""
+    view = without_protective(flat) if protected is None else protected
     out: list[Finding] = []
     if _near(_SECRET, _UNMASKED, view, 60) and _near(_SECRET, _SHOWN, view, 80):
         out.append(Finding("exfiltration", "it asks for secrets to be shown unmasked, in full"))
