@@ -145,9 +145,10 @@ def test_the_gram_table_is_read_off_o200ks_vocabulary() -> None:
 
 def test_a_foreign_word_whose_letters_o200k_has_no_tokens_for_costs_more() -> None:
     # Same letters, same length: o200k's vocabulary holds the 4-grams of "information" (level
-    # 3), not most of those of "kwinkqubo".
-    known = token_features.features("la information nacional " * 10)
-    rare = token_features.features("la kwinkqubo ngokwemiga " * 10)
+    # 3), not most of those of "kwinkqubo". (Every fourth 4-gram is read: 25 characters a
+    # repeat, so that each is read in one repeat or another.)
+    known = token_features.features("la information nacional, " * 16)
+    rare = token_features.features("la kwinkqubo ngokwemiga, " * 16)
     assert known.get("gram_0", 0) == 0 < rare["gram_0"]
     assert rare["gram_0"] + rare["gram_1"] > 4 * (known.get("gram_1", 0) + known["gram_2"])
     # An accented letter is one letter of the 4-grams (Ewe, Turkmen), not a word break.
@@ -283,7 +284,9 @@ def test_any_text_gets_a_sane_estimate(text: str) -> None:
 def test_scales_linearly_with_repetition() -> None:
     piece = "The river had been low all summer, 河水很浅。 "
     one, hundred = estimate_text(piece), estimate_text(piece * 100)
-    assert 95 * one <= hundred <= 105 * one
+    # (within 8%: the letter 4-grams are a sample, every fourth one, and a text that repeats
+    # with a period of 38 characters shows them only two of the four offsets)
+    assert 92 * one <= hundred <= 108 * one
 
 
 # -- images ---------------------------------------------------------------------------------
