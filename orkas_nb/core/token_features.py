@@ -7,7 +7,9 @@ integer shifts on ``int.from_bytes``), and one more translate maps each such pai
 is (a word start, a run of marks, camelCase ...) and deletes the rest: every "X after Y" count is
 then one ``bytes.count`` of a single byte on a string a fifth as long as the text. The
 per-script counts run on the non-ASCII lead bytes alone; scripts, accents and Vietnamese letters
-are told by two-byte prefixes or bytes, never by a regex or one object per character.
+are told by two-byte prefixes or bytes, never by a regex or one object per character. The
+letter 4-grams of a foreign Latin text's start are looked up, one ``str.translate``, in a table
+read off o200k's vocabulary (``token_grams``, loaded on first use).
 
 Pure-ASCII text skips the non-ASCII classes; on a text over 128K characters the counts of how
 pieces join (camelCase, a space before a digit ...) are taken on four 16K-character windows and
