@@ -7,7 +7,9 @@ integer shifts on ``int.from_bytes``), and one more translate maps each such pai
 is (a word start, a run of marks, camelCase ...) and deletes the rest: every "X after Y" count is
 then one ``bytes.count`` of a single byte on a string a fifth as long as the text. The
 per-script counts run on the non-ASCII lead bytes alone; scripts, accents and Vietnamese letters
-are told by two-byte prefixes or bytes, never by a regex or one object per character.
+are told by two-byte prefixes or bytes, never by a regex or one object per character. The
+letter 4-grams of a foreign Latin text's start are looked up, one ``str.translate``, in a table
+read off o200k's vocabulary (``token_grams``, loaded on first use).
 
 Pure-ASCII text skips the non-ASCII classes; on a text over 128K characters the counts of how
 pieces join (camelCase, a space before a digit ...) are taken on four 16K-character windows and
@@ -20,7 +22,7 @@ import re
 from typing import Any
 
 from .token_scripts import BRAHMIC, MAX_COST, brahmic, load_costs, unfitted_blocks
-from .token_tables import ACCENT_WEIGHTS, BLOCK_COSTS, HAN_SINGLE, LETTER_GROUPS, SPLIT_LEVELS
+from .token_tables import ACCENT_WEIGHTS, BLOCK_COSTS, HAN_SINGLE
 
 # -- character classes ------------------------------------------------------------------------
 # One class per code point: ASCII bytes map to their class, UTF-8 lead bytes to the class of the
@@ -155,18 +157,34 @@ _RARE_KEYS = [(ord(c), f"rare_{c}") for c in _RARE_LETTERS]
 _NOT_RARE = bytes(i for i in range(256) if chr(i) not in _RARE_LETTERS)
 _PATTERNS: dict[str, re.Pattern[str]] = {}  # compiled on first use: the import stays light
 load_costs(BLOCK_COSTS)
-# A foreign word costs what its letter pairs say: each letter (of either case) to its group,
-# every other byte to 0 (continuation bytes deleted), so a pair byte of ``_pairs`` is
-# (group << 4 | group before), mapped to its split rate in eighths (0: deleted).
-_GROUP_TABLE = bytes(int(LETTER_GROUPS[(b | 0x20) - 0x61], 16) if chr(b).isascii() and chr(b).isalpha() else 0
-                     for b in range(256))
-_SPLIT_SHARE = 8  # counted when at least one character in this many is a Latin letter
-_SPLIT_SAMPLE = 600  # bytes
-_SPLIT_RATE = bytes(min(7, int(d, 16)) for d in SPLIT_LEVELS)  # (in eighths, at most 7: three bits)
-# The sum of the rates without a count per rate: the length left after deleting the pairs whose
-# rate lacks bit b, times 2**b.
-_SPLIT_LACK_1, _SPLIT_LACK_2, _SPLIT_LACK_4 = (bytes(i for i in range(256) if not _SPLIT_RATE[i] & bit)
-                                               for bit in (1, 2, 4))
+# A foreign word costs what o200k's vocabulary knows of it: each 4-gram of letters (a word
+# start may open one) has a level, how many o200k tokens hold it (token_grams; "x": no 4-gram),
+# counted on the text's start. Each letter (of either case) to 1-26, the lead byte of an
+# accented one (U+00C0-U+037F, and U+1E00-U+1EFF once rewritten to C0) to 27, every other byte
+# to 0 (continuation bytes deleted); every four such bytes in a row are one sampled 4-gram
+# (neighbouring 4-grams say nearly the same, and each lookup costs ~40 ns; reading every other
+# one of these makes the count too noisy): their big-endian 32-bit word, its bytes packed to
+# five bits each with four masks, is one code point, looked up in one ``str.translate``.
+_GRAM_INDEX = bytes((b | 0x20) - 0x60 if chr(b).isascii() and chr(b).isalpha() else 27 if b == 0xC0 or 0xC3 <= b <= 0xCD else 0
+                    for b in range(256))
+_GRAM_SHARE = 8  # counted when at least one character in this many is a Latin letter
+_GRAM_SAMPLE = 600  # bytes
+_GRAM_MASKS = [int.from_bytes(bytes.fromhex(word) * (_GRAM_SAMPLE // 4), "big")
+               for word in ("ff000000", "00ff0000", "0000ff00", "000000ff")]
+_GRAM_LEVELS: list[str] = []  # loaded on first use (a 531,441-character table)
+
+
+def _gram_levels() -> str:
+    if not _GRAM_LEVELS:
+        import base64
+        import zlib
+
+        from .token_grams import GRAMS
+
+        _GRAM_LEVELS.append(zlib.decompress(base64.b85decode(GRAMS)).decode("latin-1"))
+    return _GRAM_LEVELS[0]
+
+
 # A feature whose count is a cost in tokens (up to this many per character), not a number of
 # characters: the length bound scales its weight.
 SCALE = {"unfitted": MAX_COST}
@@ -205,7 +223,7 @@ _SCRIPT_CLASSES = ("latin_ext", "viet", *(f"accent_{c}" for c in ACCENT_WEIGHTS)
 _SCRIPT_WORD = tuple(f"{name}_word" for name in _SCRIPT_WORDS.values())
 _RARE = tuple(f"rare_{c}" for c in _RARE_LETTERS)
 PER_CHARACTER: dict[str, list[Any]] = {
-    "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), "split_x", "upper", "camel", _RARE, _SCRIPT_CLASSES],
+    "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), ("gram_0", "gram_1", "gram_2"), "upper", "camel", _RARE, _SCRIPT_CLASSES],
     "digit": ["digit_run", "digit_triple"],
     "space": ["indent", ("space_digit", "space_cjk")],
     "newline": ["newline", "line_word", "punct_run"],
@@ -291,18 +309,20 @@ def features(text: str) -> dict[str, float]:
                 n = rare.count(c)
                 if n:
                     f[key] = n * per
-    if foreign and n_letters * _SPLIT_SHARE >= n_chars:
+    if foreign and n_letters * _GRAM_SHARE >= n_chars:
         # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two;
-        # read on the text's start, scaled to all its letters)
-        if len(original) <= _SPLIT_SAMPLE:
-            head, per = original, foreign / 8
-        else:  # (scaled by bytes: the start holds as many letters per byte as the rest; a
-            # character cut at the end is no letter)
-            head, per = original[:_SPLIT_SAMPLE], foreign * len(original) / _SPLIT_SAMPLE / 8
-        groups = head.translate(_GROUP_TABLE) if ascii_only else head.translate(_GROUP_TABLE, _CONTINUATION)
-        pairs_ = _pairs(groups)
-        f["split_x"] = (len(pairs_.translate(None, _SPLIT_LACK_1)) + 2 * len(pairs_.translate(None, _SPLIT_LACK_2))
-                        + 4 * len(pairs_.translate(None, _SPLIT_LACK_4))) * per
+        # read on the text's start, scaled to all its letters by bytes: the start holds as many
+        # letters per byte as the rest; a character cut at the end is no letter)
+        head = raw if len(raw) <= _GRAM_SAMPLE else raw[:_GRAM_SAMPLE]
+        x = head.translate(_GRAM_INDEX) if ascii_only else head.translate(_GRAM_INDEX, _CONTINUATION)
+        x = x[: len(x) & ~3]
+        v = int.from_bytes(x, "big")
+        m0, m1, m2, m3 = _GRAM_MASKS
+        v = (v & m0) >> 9 | (v & m1) >> 6 | (v & m2) >> 3 | v & m3
+        levels = v.to_bytes(len(x), "big").decode("utf-32-be", "surrogatepass").translate(_gram_levels())
+        per = foreign * 4 * len(raw) / len(head)
+        for key, level in (("gram_0", "0"), ("gram_1", "1"), ("gram_2", "2")):
+            f[key] = levels.count(level) * per
     if ascii_only:
         return f
     _non_ascii(f, text, raw, original, cls, near_events, scale)

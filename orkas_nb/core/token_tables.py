@@ -55,18 +55,6 @@ HAN_SINGLE = (
     "驰驱驶驻驾验骑骗骚骤骨骰體高鬼魂魅魏魔魚鱼鲁鲜鲸鳥鸟鸡鸣鸭鸿鹅鹏鹰鹿麗麟麦麻麼黃黄黎黑黒默點鼎鼓鼠鼻齐齢龄龍龙"
 )
 
-# Where o200k splits a word of a language it knows little of: the letters a-z (either case) in
-# 15 groups whose pairs split alike, and for each pair (group << 4 | group before) how often a
-# token starts between the two, in eighths, rounded up, measured on the Latin texts of the tune
-# split (``python tests/core/calibrate_tokens.py --split-table`` prints both).
-LETTER_GROUPS = "1ea23a456b47289ab5ccdeebfb"  # a-z
-SPLIT_LEVELS = (
-    "0000000000000000042433232523322201316212113561320614211125122213"
-    "0152331411353175014123162115112402344353342432370141441161144126"
-    "0161231621537152052532132214372201326313212431630163651543555357"
-    "0131211211221132023434532132343601336416417652460132324222323225"
-)
-
 # Blocks no weight is fitted on (token_scripts.fitted): per UTF-8 lead byte, for each second
 # byte 80-BF, what o200k_base spends on one of those characters alone, in half tokens rounded up
 # (0: a fitted block). ``python tests/core/calibrate_tokens.py --block-costs`` prints it.
@@ -89,51 +77,52 @@ BLOCK_COSTS: dict[int, str] = {
 
 # Accented letters tell the Latin languages apart (ł ż ą: Polish, ř ě ů: Czech, å ä ö: Swedish,
 # ő ű: Hungarian, ė į ų: Lithuanian, ș ț: Romanian ...) and their tokens differ: each has its own weight, its share measured at a text's start.
-ACCENT_WEIGHTS: dict[str, float] = {"ä": 1.5035, "å": 1.4021, "ö": 0.8816, "ü": 0.9152, "é": 0.725, "è": 1.134, "ł": 1.7234, "ż": 0.2489, "ą": 1.5931, "ę": 0.3882, "ó": 1.1287, "ś": 0.6334, "ć": 1.0531, "ń": 0.4696, "č": 1.4057, "ř": 0.728, "ž": 1.6681, "ě": 0.1937, "ů": 0.6774, "ý": 0.3854, "á": 0.6807, "í": 0.7576, "à": 1.8675, "ò": 3.3399, "ù": 1.737, "ì": 0.9384, "ã": 0.0, "õ": 2.7137, "ç": 0.2866, "ñ": 1.1598, "ş": 0.7373, "ğ": 0.7924, "ı": 0.6548, "ß": 0.0, "ê": 0.5882, "â": 1.2121, "ô": 0.0, "î": 2.2699, "š": 2.253, "ú": 1.3658, "ő": 2.1894, "ű": 1.3272, "ė": 1.9522, "į": 1.9332, "ų": 1.5162, "ū": 1.6544, "æ": 2.1501, "ø": 1.8302, "ș": 1.9972, "ț": 1.6898, "ă": 1.3324, "đ": 0.0741, "ā": 1.971, "ē": 1.0365, "ī": 1.0507, "ï": 1.0723, "ë": 1.28}
+ACCENT_WEIGHTS: dict[str, float] = {"ä": 0.8506, "å": 0.9639, "ö": 0.2477, "ü": 0.3351, "é": 0.0137, "è": 0.9508, "ł": 0.4778, "ż": 0.0, "ą": 0.9785, "ę": 0.0, "ó": 0.6837, "ś": 0.0, "ć": 0.4235, "ń": 0.0, "č": 0.63, "ř": 0.3337, "ž": 0.9076, "ě": 0.0082, "ů": 0.5467, "ý": 0.0551, "á": 0.0, "í": 0.1824, "à": 1.3785, "ò": 2.5203, "ù": 1.1108, "ì": 0.2026, "ã": 0.0, "õ": 1.6465, "ç": 0.0, "ñ": 0.8672, "ş": 0.372, "ğ": 0.1737, "ı": 0.078, "ß": 0.0, "ê": 0.2426, "â": 0.7386, "ô": 0.0, "î": 1.4712, "š": 1.1858, "ú": 0.5625, "ő": 0.6039, "ű": 0.4851, "ė": 0.9847, "į": 0.9616, "ų": 0.8096, "ū": 1.3456, "æ": 1.046, "ø": 1.3119, "ș": 0.8357, "ț": 0.7517, "ă": 0.824, "đ": 0.0, "ā": 1.0812, "ē": 0.3436, "ī": 0.2928, "ï": 0.8848, "ë": 0.6359}
 
 # Weights fitted against o200k_base on the tune split of tests/data/tokens/corpus (see module
 # docstring). Keys name the features; a ``_en``/``_x`` pair is one feature split by the share of
 # English in the text, the ``han_*`` triple one feature split by simplified/traditional/Japanese.
 WEIGHTS: dict[str, float] = {
-    "word_en": 0.7201, "word_x": 0.5371,          # a run of Latin letters
-    "letter_en": 0.053, "letter_x": 0.0,     # each Latin letter: long or rare words split more
-    "split_x": 0.6306,          # the letter pairs o200k splits, by their rate (SPLIT_LEVELS)
+    "word_en": 0.7678, "word_x": 0.6366,          # a run of Latin letters
+    "letter_en": 0.0477, "letter_x": 0.0686,     # each Latin letter: long or rare words split more
+    # 4-grams of letters o200k's vocabulary holds in no token, in up to 3, in up to 20 (token_grams)
+    "gram_0": 0.4263, "gram_1": 0.1871, "gram_2": 0.0672,
     # foreign letters, by their share of k w z j y v
-    "rare_k": 0.4564, "rare_w": 0.0, "rare_z": 0.7555, "rare_j": 0.2723, "rare_y": 0.1928, "rare_v": 0.313,
-    "upper": 0.083,        # capitals: acronyms and base64 split more
-    "camel": 0.1434,        # lower->upper boundary (camelCase) starts a new piece
-    "latin_ext": 0.9666,     # accented Latin letters other than those below
+    "rare_k": 0.1479, "rare_w": 0.0, "rare_z": 0.3862, "rare_j": 0.0, "rare_y": 0.0, "rare_v": 0.2242,
+    "upper": 0.0728,        # capitals: acronyms and base64 split more
+    "camel": 0.0,        # lower->upper boundary (camelCase) starts a new piece
+    "latin_ext": 0.6235,     # accented Latin letters other than those below
     **{f"accent_{c}": w for c, w in ACCENT_WEIGHTS.items()},
-    "viet": 0.2188,          # Latin Extended Additional (Vietnamese)
-    "digit_run": 1.2623,     # o200k groups digits by at most three
-    "digit_triple": 0.6971,
-    "space_digit": 0.7974,   # a space does not merge into the number after it
-    "punct_run": 0.9722,
-    "join_word": -0.3289,     # _kind .path: an underscore or a dot before a word nearly always does
+    "viet": 0.0,          # Latin Extended Additional (Vietnamese)
+    "digit_run": 1.1438,     # o200k groups digits by at most three
+    "digit_triple": 0.7714,
+    "space_digit": 1.005,   # a space does not merge into the number after it
+    "punct_run": 0.9575,
+    "join_word": -0.0529,     # _kind .path: an underscore or a dot before a word nearly always does
     "punct_newline": -1.03, # ):\n  a mark's piece takes the line breaks after it
-    "newline": 1.2989,
+    "newline": 1.2901,
     "blank_line": -1.03,    # \n\n, \n\n\n are one piece each (fitted negative)
-    "line_word": 0.8177,     # a word opening a line has no space to merge with: rarer pieces
-    "indent": 1.1168,        # a run of two or more spaces (indentation, alignment)
-    "han_s": 0.676, "han_t": 0.859, "han_j": 0.9606,
-    "han_rare": 1.2913,      # a Han character o200k has no token for
-    "space_cjk": 0.7015,     # 加 上 使 用: a space before a Han or kana character is a piece of its own
-    "cjk_punct": 0.9002,     # 。、「」 merge with their neighbours
-    "kana": 0.5652,
-    "fullwidth": 0.8129,     # ，：（）
-    "hangul": 0.4196, "hangul_word": 0.8488,
-    "cyrillic": 0.1582, "cyrillic_ext": 0.7574, "cyrillic_word": 1.2124,
-    "greek": 0.4196, "greek_word": 0.0,
-    "armenian": 0.3004, "armenian_word": 0.4979,
-    "hebrew": 0.4873, "hebrew_word": 0.0,
-    "arabic": 0.3802, "arabic_ext": 0.6405, "arabic_word": 0.0,
+    "line_word": 0.6389,     # a word opening a line has no space to merge with: rarer pieces
+    "indent": 1.1281,        # a run of two or more spaces (indentation, alignment)
+    "han_s": 0.6725, "han_t": 0.8542, "han_j": 0.9662,
+    "han_rare": 1.3222,      # a Han character o200k has no token for
+    "space_cjk": 0.6184,     # 加 上 使 用: a space before a Han or kana character is a piece of its own
+    "cjk_punct": 0.9104,     # 。、「」 merge with their neighbours
+    "kana": 0.5583,
+    "fullwidth": 0.7509,     # ，：（）
+    "hangul": 0.4235, "hangul_word": 0.8153,
+    "cyrillic": 0.1593, "cyrillic_ext": 0.7895, "cyrillic_word": 1.1831,
+    "greek": 0.415, "greek_word": 0.0,
+    "armenian": 0.3059, "armenian_word": 0.4493,
+    "hebrew": 0.4835, "hebrew_word": 0.0,
+    "arabic": 0.3774, "arabic_ext": 0.6535, "arabic_word": 0.0,
     # the scripts of U+0900-U+1FFF, each its own weight (token_features.BRAHMIC)
-    "devanagari": 0.423, "bengali": 0.4432, "gurmukhi": 0.6813, "gujarati": 0.4776, "oriya": 1.2124, "tamil": 0.3841,
-    "telugu": 0.5004, "kannada": 0.4541, "malayalam": 0.3837, "sinhala": 0.6348, "thai": 0.4201, "tibetan": 1.6176,
-    "myanmar": 0.5775, "georgian": 0.3806, "ethiopic": 2.1045, "khmer": 0.4702,
+    "devanagari": 0.4202, "bengali": 0.4402, "gurmukhi": 0.6779, "gujarati": 0.4765, "oriya": 1.2082, "tamil": 0.3819,
+    "telugu": 0.4986, "kannada": 0.4501, "malayalam": 0.3862, "sinhala": 0.6347, "thai": 0.4166, "tibetan": 1.6163,
+    "myanmar": 0.5751, "georgian": 0.3766, "ethiopic": 2.106, "khmer": 0.4833,
     "unfitted": 1.03,       # per token a block outside the fitted ones costs alone (BLOCK_COSTS; held at 1 in the fit)
     "indic_word": 0.0,
-    "symbol": 0.3218,        # “ ” — … arrows, maths
-    "emoji": 2.258,
+    "symbol": 0.2285,        # “ ” — … arrows, maths
+    "emoji": 2.345,
 }
 BIAS = 0.0

@@ -7,8 +7,9 @@ line break, ``_`` and ``.`` before a word), and one weight per script for text t
 ASCII (Han, kana, Hangul, Cyrillic, Greek, Hebrew, Arabic, Devanagari, Thai, Georgian, emoji
 ...). A few per-text shares pick between regimes: how English the Latin words are ("th" backed
 by word-final "he", and underscores, per letter), which accents and which of k w z j y v the
-text uses (they tell Polish from French), how often o200k splits the text's letter pairs (a
-language it knows little of splits more: Xhosa, Welsh, Irish), and whether Han text is
+text uses (they tell Polish from French), how well o200k's vocabulary knows the text's letter
+4-grams (a language whose words it has no tokens for splits more: Xhosa, Welsh, Irish; a table
+read off the vocabulary itself, ``token_grams``), and whether Han text is
 simplified, traditional or Japanese; Han characters o200k has no token for are counted apart
 (a table of the 2,515 it has). A character of a block no weight was fitted on (Tifinagh,
 Cherokee, N'Ko, Vai, Adlam ...) costs what o200k spends on it alone (a table read off o200k),
@@ -22,9 +23,9 @@ licences, code and data, and CLDR's locale data in Babel, each with its source a
 ``python tests/core/calibrate_tokens.py --fit --write`` re-derives them), scaled up 3% so the
 errors lean to over-estimating. ``tests/core/test_tokens.py`` bounds every category at 10% on
 the ``holdout`` split, which the fit never sees, and 14 languages chosen before any measure
-(``blind``, every text held out) at 10% each. Latin languages whose words o200k knows little
-of can be under-estimated by up to a fifth (see the README); there is no offline tokenizer for
-Anthropic's models.
+(``blind``, every text held out) at 10% each, and the languages added later at 15% (Latin
+ones whose words o200k knows little of are the hardest; see the README); there is no offline
+tokenizer for Anthropic's models.
 
 Images are counted by their pixel size (from the block, or read from the PNG/JPEG/GIF/WebP
 header), taking the larger of the two providers' published rules, since over-estimating an

@@ -8,7 +8,7 @@
     python tests/core/calibrate_tokens.py --lolo       # leave one language out: fit without it, measure on it
     python tests/core/calibrate_tokens.py --han-table  # the Han characters o200k has one token for
     python tests/core/calibrate_tokens.py --block-costs  # o200k's cost of the blocks no weight is fitted on
-    python tests/core/calibrate_tokens.py --split-table  # the letter groups and their pairs' split rates (tune)
+    python tests/core/calibrate_tokens.py --gram-table --write  # o200k's letter 4-grams (token_grams.py)
 
 The corpus is ``tests/data/tokens/corpus/<category>.jsonl`` (built by
 ``tests/data/tokens/build_corpus.py`` and ``build_unseen.py``, with each text's source and
@@ -314,7 +314,6 @@ def block_costs() -> dict[int, str]:
     """What o200k_base spends on a character alone, for every UTF-8 prefix outside the fitted
     blocks: per lead byte, 64 digits (second bytes 80-BF), the mean over the prefix's assigned
     code points (all of them if none is assigned) in half tokens, rounded up; 0 for fitted."""
-    import math
     import unicodedata
 
     from orkas_nb.core.token_scripts import UNFITTED_LEADS, fitted
@@ -335,74 +334,71 @@ def block_costs() -> dict[int, str]:
     return out
 
 
-def letter_pairs(samples: list[Sample]) -> tuple[list[list[float]], list[list[float]]]:
-    """For every pair of ASCII letters (case folded) inside a word of ``samples``: how often
-    o200k starts a token between the two, and how often the pair occurs."""
+GRAM_THRESHOLDS = (0, 3, 20)  # a 4-gram in this many o200k tokens or fewer: level 0, 1, 2 (more: 3)
+# Any letter or mark of U+00C0-U+037F (é ß ł ɛ ŋ, a combining accent) or of U+1E00-U+1EFF (ạ ị ọ
+# ệ): token_features reads its lead byte.
+GRAM_ACCENT = 27
+
+
+def _gram_letter(c: str) -> int:
+    """A letter's number in a 4-gram (1-26 a-z, GRAM_ACCENT an accented one), 0 for no letter."""
+    import unicodedata
+
+    if c.isascii():
+        return ord(c.lower()) - 96 if c.isalpha() else 0
+    if 0xC0 <= ord(c) < 0x380 or 0x1E00 <= ord(c) < 0x1F00:
+        return GRAM_ACCENT if c.isalpha() or unicodedata.category(c) == "Mn" else 0
+    return 0
+
+
+def gram_levels() -> bytes:
+    """How well o200k's vocabulary knows each 4-gram of letters, read off the vocabulary alone,
+    never off a language's text: for every index a << 15 | b << 10 | c << 5 | d (the letters'
+    numbers, ``_gram_letter``; 0 a word start, only in the first place) the level "0"-"3" of
+    how many distinct letter tokens hold it (GRAM_THRESHOLDS), "x" for an index that is no
+    4-gram."""
     enc = encoders()["o200k_base"]
-    split = [[0.0] * 26 for _ in range(26)]
-    seen = [[0.0] * 26 for _ in range(26)]
-    for s in samples:
-        starts, at = set(), 0
-        for t in enc.encode_ordinary(s.text):  # type: ignore[attr-defined]
-            starts.add(at)
-            at += len(enc.decode_single_token_bytes(t))  # type: ignore[attr-defined]
-        low = s.text.encode("utf-8").lower()
-        for i in range(1, len(low)):
-            a, c = low[i - 1] - 97, low[i] - 97
-            if 0 <= a < 26 and 0 <= c < 26:
-                seen[a][c] += 1
-                split[a][c] += i in starts
-    return split, seen
+    holders: dict[int, int] = {}
+    seen = set()
+    for token in enc.token_byte_values():  # type: ignore[attr-defined]
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        starts = text.startswith(" ")
+        word = text[1:] if starts else text
+        x = [0] * starts + [_gram_letter(c) for c in word]
+        if not word or 0 in x[starts:] or (starts, word.lower()) in seen:
+            continue
+        seen.add((starts, word.lower()))
+        for g in {x[i] << 15 | x[i + 1] << 10 | x[i + 2] << 5 | x[i + 3] for i in range(len(x) - 3)}:
+            holders[g] = holders.get(g, 0) + 1
+    out = bytearray(b"x" * (1 << 20))
+    letters = [*range(1, 27), GRAM_ACCENT]
+    for first in [0, *letters]:
+        for b in letters:
+            for c in letters:
+                for d in letters:
+                    g = first << 15 | b << 10 | c << 5 | d
+                    out[g] = 48 + sum(holders.get(g, 0) > t for t in GRAM_THRESHOLDS)
+    return bytes(out)
 
 
-LETTER_GROUPS = 15  # the letters share a 4-bit class with "not a letter"
-SPLIT_LEVELS = 8
+def gram_table() -> str:
+    """``gram_levels``, compressed as ``token_grams.GRAMS`` stores it (zlib, base85)."""
+    import base64
+    import zlib
+
+    return base64.b85encode(zlib.compress(gram_levels(), 9)).decode("ascii")
 
 
-def split_table(samples: list[Sample]) -> tuple[str, str]:
-    """The letter-pair split rates of the tune split's Latin texts, for ``token_features``:
-    the 26 letters in 15 groups (merged greedily, two letters whose pairs split alike first,
-    weighing each pair by how often it occurs), and for each (group, group before) pair its
-    split rate in eighths (a hex digit), rounded up. Returns (group of a-z, 256 digits)."""
-    assert all(s.split in ("tune", "legacy") for s in samples), "never fit on the holdout split"
-    split, seen = letter_pairs(samples)
-    groups = [[i] for i in range(26)]
-
-    def loss(gs: list[list[int]]) -> float:
-        total = 0.0
-        for ga in gs:
-            for gc in gs:
-                n = sum(seen[a][c] for a in ga for c in gc)
-                k = sum(split[a][c] for a in ga for c in gc)
-                if n:
-                    mean = k / n
-                    total += sum(seen[a][c] * ((split[a][c] + 0.5) / (seen[a][c] + 1) - mean) ** 2
-                                 for a in ga for c in gc if seen[a][c])
-        return total
-
-    while len(groups) > LETTER_GROUPS:
-        best = None
-        for i in range(len(groups)):
-            for j in range(i + 1, len(groups)):
-                trial = [g for k, g in enumerate(groups) if k not in (i, j)] + [groups[i] + groups[j]]
-                value = loss(trial)
-                if best is None or value < best[0]:
-                    best = (value, trial)
-        groups = best[1]  # type: ignore[index]
-    groups.sort()
-    group_of = [0] * 26
-    for g, members in enumerate(groups, start=1):
-        for letter in members:
-            group_of[letter] = g
-    levels = ["0"] * 256
-    for gc in range(1, LETTER_GROUPS + 1):
-        for gb in range(1, LETTER_GROUPS + 1):
-            pairs = [(b, c) for b in range(26) for c in range(26) if group_of[b] == gb and group_of[c] == gc]
-            n = sum(seen[b][c] for b, c in pairs)
-            k = sum(split[b][c] for b, c in pairs)
-            rate = (k + 0.5) / (n + 1)
-            levels[gc << 4 | gb] = format(min(SPLIT_LEVELS, math.ceil(rate * SPLIT_LEVELS - 1e-9)), "x")
-    return "".join(format(g, "x") for g in group_of), "".join(levels)
+def write_gram_table() -> None:
+    path = ROOT / "orkas_nb" / "core" / "token_grams.py"
+    source = path.read_text(encoding="utf-8")
+    head = source[: source.index("GRAMS = ")]
+    data = gram_table()
+    lines = "".join(f'    "{data[i : i + 96]}"\n' for i in range(0, len(data), 96))
+    path.write_text(head + "GRAMS = (\n" + lines + ")\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -411,25 +407,24 @@ def main() -> None:
     parser.add_argument("--split", default="holdout", choices=["holdout", "tune", "all"])
     parser.add_argument("--legacy", action="store_true", help="measure on the first, hand-written corpus")
     parser.add_argument("--by-lang", action="store_true", help="one row per language, not per category")
-    parser.add_argument("--write", action="store_true", help="with --fit: write the weights into token_tables.py")
+    parser.add_argument("--write", action="store_true",
+                        help="with --fit: write the weights into token_tables.py; with --gram-table: token_grams.py")
     parser.add_argument("--lolo", action="store_true",
                         help="leave one language out: fit on the others, measure on it (every language)")
     parser.add_argument("--han-table", action="store_true", help="print the single-token Han characters")
-    parser.add_argument("--split-table", action="store_true",
-                        help="print the letter groups and their pairs' split rates (tune split)")
+    parser.add_argument("--gram-table", action="store_true",
+                        help="the letter 4-gram levels of o200k's vocabulary (with --write: into token_grams.py)")
     parser.add_argument("--block-costs", action="store_true",
                         help="print the cost table of the blocks outside the fitted ones")
     args = parser.parse_args()
     if args.han_table:
         print(han_table())
         return
-    if args.split_table:
-        groups, levels = split_table(load_corpus("tune", [c for c in CATEGORIES if "latin" in c]))
-        print(f'LETTER_GROUPS = "{groups}"  # a-z')
-        print("SPLIT_LEVELS = (")
-        for i in range(0, 256, 64):
-            print(f'    "{levels[i : i + 64]}"')
-        print(")")
+    if args.gram_table:
+        if args.write:
+            write_gram_table()
+        levels = gram_levels()
+        print({level: levels.count(level) for level in b"0123"})
         return
     if args.block_costs:
         print("BLOCK_COSTS: dict[int, str] = {")
