@@ -123,10 +123,10 @@ def test_kernel_interrupt_ends_a_run_within_a_second(kernel: Kernel, ws: Path) -
     assert not cell.done, cell.outputs
     import time
 
-    t0 = time.monotonic()
+    t0 = time.time()  # the kernel's reply is stamped with the same clock
     kernel.km.interrupt_kernel()
-    kernel.pump(lambda: cell.done, 10, "the interrupted cell to end")
-    took = cell.replied_at - t0
+    kernel.pump(lambda: cell.done, 30, "the interrupted cell to end")
+    took = cell.reply_sent - t0
     assert took < 2.0, f"the run took {took:.2f} s to end after the interrupt"  # typical 0.15 s; margin for CI
     assert cell.error["ename"] == "RunInterrupted"
     assert cell.error["traceback"] == ["RunInterrupted: the run was interrupted; the session is saved"]
