@@ -152,8 +152,9 @@ def test_background_runs_stream_after_the_cell_returns_and_obey_steer_and_stop(k
     assert "streaming streaming" in final[-1]["text/markdown"]
     # steer and stop reach a background run.
     kernel.run('m = ScriptedModel([reply("", call("slow", seconds=30)), reply("never")])')
-    kernel.run("%%agent -m $m --background -s bg\nwait")
-    kernel.run("await asyncio.sleep(0.3)")
+    waiting = kernel.run("%%agent -m $m --background -s bg\nwait")
+    kernel.pump(lambda: any("→ slow" in d.get("text/plain", "") for d in kernel.shown(waiting)),
+                60, "the slow tool to start")  # not a 0.3 s sleep a loaded kernel may outlast
     out = kernel.run("%agent steer also count to three")
     assert "queued" in out.stream()
     kernel.run("%agent stop")
@@ -167,9 +168,10 @@ def test_background_runs_stream_after_the_cell_returns_and_obey_steer_and_stop(k
 def test_two_background_runs_in_two_sessions_are_each_controllable(kernel: Kernel) -> None:
     kernel.run('m1 = ScriptedModel([reply("", call("slow", seconds=30)), reply("one done")])\n'
                'm2 = ScriptedModel([reply("", call("slow", seconds=30)), reply("two done")])')
-    kernel.run("%%agent -m $m1 --background -s one\nwait")
-    kernel.run("%%agent -m $m2 --background -s two\nwait")
-    kernel.run("await asyncio.sleep(0.3)")
+    runs = [kernel.run("%%agent -m $m1 --background -s one\nwait"),
+            kernel.run("%%agent -m $m2 --background -s two\nwait")]
+    kernel.pump(lambda: all(any("→ slow" in d.get("text/plain", "") for d in kernel.shown(c))
+                            for c in runs), 60, "both slow tools to start")
     listed = kernel.run("%agent sessions").stream()
     assert listed.count("(running in the background)") == 2, listed
     busy = kernel.run("%%agent -m $m1 -s one\nagain", allow_error=True)
