@@ -164,7 +164,7 @@ agent = Agent(model, tools=kernel_tools(approver=allow_all), default_tools=False
     sent = time.time()  # the kernel stamps its messages with this clock
     tools_kernel.interrupt()
     tools_kernel.wait(ex, timeout=30)
-    assert ex.idle_sent - sent < 1.0
+    assert ex.idle_sent - sent < 2.0  # users feel ~1 s; typical 0.15 s, margin for a loaded CI
     tools_kernel.run(r'''
 assert result.stop_reason == "cancelled", result
 assert n > 0 and len(model.requests) == 1
