@@ -119,6 +119,32 @@ async def test_stop_cancels_and_kills_the_group(world, make_caller, mode: str) -
     assert not _alive(pid)
 
 
+async def test_stop_while_the_process_is_being_set_up_still_kills_the_group(
+        world, make_caller, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Stop that lands while asyncio still connects the new process's pipes (a loaded
+    machine: the command already runs): asyncio's own clean-up kills only the direct child
+    (the reaper), orphaning the command's processes, unless the executor takes the process."""
+    call = make_caller("degraded", approver=lambda r: Decision.ONCE)
+    marker = f"orkas-setup-stop-{os.getpid()}"
+    real = asyncio.create_subprocess_exec
+
+    async def slow_setup(*args, **kwargs):  # type: ignore[no-untyped-def]
+        proc = await real(*args, **kwargs)
+        await asyncio.sleep(1.0)  # the pipes are still being connected when Stop comes
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", slow_setup)
+    task = asyncio.ensure_future(call("bash", command=f"(exec -a {marker} sleep 300 &); sleep 300"))
+    pid = await asyncio.to_thread(_pid_from, world.ws, marker)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not _alive(pid), "the command outlived a Stop during its set-up"
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_output_cap_keeps_head_and_tail_with_a_note(world, make_caller, mode: str) -> None:
     call = make_caller(mode, output_cap_chars=1000)
