@@ -13,6 +13,20 @@ TESTS = Path(__file__).parent
 if str(TESTS.parent) not in sys.path:  # `tests.fakes` and friends importable from any cwd
     sys.path.insert(0, str(TESTS.parent))
 
+# Hypothesis times each example against a 200 ms deadline by default, and its too_slow health
+# check times the drawing of the first examples: on a loaded 2-core CI machine either is the
+# machine, not the code, and fails the run. No test here is about speed (benchmarks are), so
+# neither applies to any property test (a test's own @settings inherits this profile).
+try:
+    from hypothesis import HealthCheck as _HealthCheck
+    from hypothesis import settings as _hypothesis_settings
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    pass
+else:
+    _hypothesis_settings.register_profile(
+        "orkas", deadline=None, suppress_health_check=[_HealthCheck.too_slow])
+    _hypothesis_settings.load_profile("orkas")
+
 # A developer's own global skill folders (~/.claude/skills…) must not change what the tests send
 # to a model; tests of the open tier turn it on for themselves (kernels inherit this).
 os.environ.setdefault("ORKAS_OPEN_TIER_SKILLS", "0")

@@ -178,11 +178,21 @@ class ShellExecutor:
             at = argv.index(SLIRP_MARKER)
             argv = argv[:at] + link.bwrap_args() + argv[at + 1:]
         try:
-            proc = await asyncio.create_subprocess_exec(
+            spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
                 *argv, cwd=str(cwd), env=env, stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True, pass_fds=link.child_fds() if link else (),
-            )
+            ))
+            try:
+                proc = await asyncio.shield(spawn)
+            except asyncio.CancelledError:
+                # Stop while asyncio still connected the pipes: the command may run already,
+                # and asyncio's own clean-up would SIGKILL only the reaper, orphaning the rest
+                with contextlib.suppress(Exception):
+                    started = await spawn
+                    await self._stop(started)
+                    await started.wait()
+                raise
             if link is not None:
                 try:
                     await asyncio.to_thread(link.attach)

@@ -38,6 +38,9 @@ class Members:
     def __init__(self) -> None:
         self.asked: dict[str, list[str]] = {}
         self.lock = threading.Lock()
+        # the retried step answers once the test has seen it in progress (not after a sleep
+        # a loaded browser may outlast)
+        self.retry_seen = threading.Event()
 
     def __call__(self, payload: dict[str, Any]) -> Reply | Fault:
         member = who(system_of(payload))
@@ -50,6 +53,8 @@ class Members:
                     {"title": "Onboarding survey", "steps": PLAN_STEPS}))])
             return Reply(text="Planned." if n == 2 else "The user will decide on step 2.")
         time.sleep(STEP_S)
+        if member == "writer" and n == 2:
+            self.retry_seen.wait(60)
         if member == "researcher":
             return Reply(text="44 answers, support scored lowest.")
         if n == 1:
@@ -109,6 +114,7 @@ def test_plan_view_is_live_and_its_controls_drive_the_executor(nb: NotebookPage,
         step(2).locator("xpath=self::*[@data-status='in_progress']").wait_for()
         OUTPUT.mkdir(parents=True, exist_ok=True)
         view.screenshot(path=str(OUTPUT.parent / "plan-view.png"))
+        members.retry_seen.set()
 
         # The plan ends: its live view becomes the static picture a saved notebook keeps.
         snapshot = nb.output(1).locator(".orkas-plan-snapshot")
@@ -146,6 +152,7 @@ class FailsOnce:
     def __init__(self) -> None:
         self.asked: dict[str, int] = {}
         self.lock = threading.Lock()
+        self.retry_seen = threading.Event()  # the retry answers once the test saw it running
 
     def __call__(self, payload: dict[str, Any]) -> Reply | Fault:
         member = who(system_of(payload))
@@ -158,6 +165,8 @@ class FailsOnce:
                     {"title": "Write the summary", "assignee": "writer"}]}))])
             return Reply(text="Planned." if n == 2 else "I leave step 2 to the user.")
         time.sleep(STEP_S)
+        if member == "writer" and n == 2:
+            self.retry_seen.wait(60)
         if member == "researcher":
             return Reply(text="44 answers.")
         return Fault.status(404) if n == 1 else Reply(text="Summary: fix support first.")
@@ -185,6 +194,7 @@ def test_an_earlier_cells_plan_view_follows_a_retry_from_a_later_cell(nb: Notebo
         nb.run_cell(2)
         live = nb.output(1).locator(".orkas-plan")
         live.locator(".orkas-step[data-step='2'][data-status='in_progress']").wait_for(timeout=30_000)
+        members.retry_seen.set()
         done = nb.output(1).locator(".orkas-plan-snapshot[data-state='done']")
         done.wait_for(timeout=60_000)
         assert done.locator(".orkas-step[data-status='done']").count() == 2

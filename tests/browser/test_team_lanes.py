@@ -3,8 +3,8 @@ a hand-off after which an @-less cell reaches the agent.
 
 The "models" are the fake model server (real OpenAI wire over loopback) started in the
 kernel, answering per member on the marker in each agent's system prompt. Each member first
-says a line and reads a file, then waits before its last answer: both lanes are then open and
-running at once, each with its own words.
+says a line and reads a file, then its last answer waits until the test has seen the lanes (a
+file the test makes): both lanes are then open and running at once, each with its own words.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 FOLDER = "team15"  # its own folder: the agent files must not turn other tests' cells into teams
 
 SETUP = f"""\
-import sys, time, json
+import os, sys, time, json
 sys.path.insert(0, {str(REPO)!r})
 %load_ext orkas_nb
 from tests.fakes.model_server import ModelServer
@@ -46,14 +46,14 @@ SCRIPTS = {{
     ],
     "researcher": [
         Reply("Researcher reading the notes.", [read("notes.txt")]),
-        (4.0, Reply("Researcher found three facts.")),
+        ("lanes-seen", Reply("Researcher found three facts.")),
         Reply("Lesson 1: a dot matches any character."),
         Reply("Groups use parentheses.", [read("notes.txt")]),
-        (2.5, Reply("That is all for groups.\\n<handback />")),
+        ("floor-seen", Reply("That is all for groups.\\n<handback />")),
     ],
     "writer": [
         Reply("Writer drafting the note.", [read("notes.txt")]),
-        (4.0, Reply("Writer drafted the note.")),
+        ("lanes-seen", Reply("Writer drafted the note.")),
     ],
 }}
 asked = []
@@ -62,8 +62,10 @@ def script(payload):
     member = member_of(payload)
     asked.append(member)
     step = SCRIPTS[member].pop(0)
-    if isinstance(step, tuple):
-        time.sleep(step[0])  # the server answers each request in its own thread
+    if isinstance(step, tuple):  # held until the test has seen the lanes running (it makes the file)
+        held = time.monotonic()  # the server answers each request in its own thread
+        while not os.path.exists(step[0]) and time.monotonic() - held < 120:
+            time.sleep(0.05)
         step = step[1]
     return step
 
@@ -110,6 +112,7 @@ def test_two_lanes_stream_at_once_and_an_unaddressed_cell_reaches_the_floor_hold
     assert run.get_attribute("data-status") == "running"
     # each lane has its own tool card, inside it
     assert run.locator(".orkas-lane[data-member='researcher'] .orkas-tool[data-tool='read_file']").count() == 1
+    (folder / "lanes-seen").touch()  # the members' last answers may come now
     nb.wait_cell_done(1)
     saved = nb.output(1).locator(".orkas-transcript")
     saved.wait_for()
@@ -144,6 +147,7 @@ def test_two_lanes_stream_at_once_and_an_unaddressed_cell_reaches_the_floor_hold
     live.locator(".orkas-lane[data-member='researcher'][data-kind='floor'][data-status='running']").wait_for(
         timeout=60_000)
     assert "Groups use parentheses." in live.locator(".orkas-lane").first.inner_text()
+    (folder / "floor-seen").touch()
     nb.wait_cell_done(3)
     back = nb.output(3).locator(".orkas-transcript")
     back.wait_for()

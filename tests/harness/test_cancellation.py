@@ -89,15 +89,25 @@ async def test_stop_mid_tool_closes_open_calls_with_interrupted_results(tmp_path
 
 
 async def test_stop_from_another_thread() -> None:
-    model = ScriptedModel([reply("tick " * 1000, chunk_chars=5, delay_s=0.002)])
+    # 20 s of streaming unless stopped; the thread presses Stop once the answer streams
+    model = ScriptedModel([reply("tick " * 10000, chunk_chars=5, delay_s=0.002)])
     runner = Runner(model, "m")
     abort = AbortSignal()
-    timer = threading.Timer(0.1, abort.abort, args=("from a thread",))
-    timer.start()
-    t0 = time.perf_counter()
-    result = await runner.run_to_end("go", abort=abort)
-    assert result.stop_reason == "cancelled"
-    assert time.perf_counter() - t0 < 1.5
+    streaming, pressed = threading.Event(), [0.0]
+
+    def press() -> None:
+        streaming.wait(60)
+        pressed[0] = time.perf_counter()  # measured from the press: not the machine's start-up
+        abort.abort("from a thread")
+
+    thread = threading.Thread(target=press)
+    thread.start()
+    async for event in runner.run("go", abort=abort):
+        if isinstance(event, TextDelta):
+            streaming.set()
+    thread.join(5)
+    assert event.result.stop_reason == "cancelled"
+    assert pressed[0] and time.perf_counter() - pressed[0] < 1.5  # a bound a user feels
     assert pairing_problems(runner.session.messages) == []
 
 
@@ -180,7 +190,9 @@ async def test_stop_pressed_while_the_consumer_holds_tool_start_runs_nothing() -
         events.append(event)
         if isinstance(event, ToolStart):
             await asyncio.sleep(0.05)  # the consumer is busy elsewhere when Stop is pressed
-            threading.Thread(target=abort.abort, args=("stop",)).start()
+            pressing = threading.Thread(target=abort.abort, args=("stop",))
+            pressing.start()
+            pressing.join()  # pressed before the consumer reads on, however slow the thread
             await asyncio.sleep(0.05)
     assert ran == []
     assert events[-1].result.stop_reason == "cancelled"

@@ -29,7 +29,10 @@ class Cell:
     sent: float
     outputs: list[dict[str, Any]] = field(default_factory=list)
     reply: dict[str, Any] | None = None
-    replied_at: float | None = None
+    replied_at: float | None = None  # when this process read the reply (time.monotonic)
+    # when the kernel sent it (time.time, the reply's header): a bound on how fast a cell ends
+    # measures this, not how long a loaded machine took to deliver and pump the reply
+    reply_sent: float | None = None
     idle_at: float | None = None
 
     @property
@@ -172,6 +175,8 @@ class Kernel:
             if cell is not None and msg["msg_type"] == "execute_reply":
                 cell.reply = msg["content"]
                 cell.replied_at = time.monotonic()
+                sent = msg["header"].get("date")
+                cell.reply_sent = sent.timestamp() if hasattr(sent, "timestamp") else None
 
     def _on_iopub(self, msg: dict[str, Any]) -> None:
         kind, content = msg["msg_type"], msg["content"]

@@ -123,10 +123,10 @@ def test_kernel_interrupt_ends_a_run_within_a_second(kernel: Kernel, ws: Path) -
     assert not cell.done, cell.outputs
     import time
 
-    t0 = time.monotonic()
+    t0 = time.time()  # the kernel's reply is stamped with the same clock
     kernel.km.interrupt_kernel()
-    kernel.pump(lambda: cell.done, 10, "the interrupted cell to end")
-    took = cell.replied_at - t0
+    kernel.pump(lambda: cell.done, 30, "the interrupted cell to end")
+    took = cell.reply_sent - t0
     assert took < 2.0, f"the run took {took:.2f} s to end after the interrupt"  # typical 0.15 s; margin for CI
     assert cell.error["ename"] == "RunInterrupted"
     assert cell.error["traceback"] == ["RunInterrupted: the run was interrupted; the session is saved"]
@@ -152,8 +152,9 @@ def test_background_runs_stream_after_the_cell_returns_and_obey_steer_and_stop(k
     assert "streaming streaming" in final[-1]["text/markdown"]
     # steer and stop reach a background run.
     kernel.run('m = ScriptedModel([reply("", call("slow", seconds=30)), reply("never")])')
-    kernel.run("%%agent -m $m --background -s bg\nwait")
-    kernel.run("await asyncio.sleep(0.3)")
+    waiting = kernel.run("%%agent -m $m --background -s bg\nwait")
+    kernel.pump(lambda: any("→ slow" in d.get("text/plain", "") for d in kernel.shown(waiting)),
+                60, "the slow tool to start")  # not a 0.3 s sleep a loaded kernel may outlast
     out = kernel.run("%agent steer also count to three")
     assert "queued" in out.stream()
     kernel.run("%agent stop")
@@ -167,9 +168,10 @@ def test_background_runs_stream_after_the_cell_returns_and_obey_steer_and_stop(k
 def test_two_background_runs_in_two_sessions_are_each_controllable(kernel: Kernel) -> None:
     kernel.run('m1 = ScriptedModel([reply("", call("slow", seconds=30)), reply("one done")])\n'
                'm2 = ScriptedModel([reply("", call("slow", seconds=30)), reply("two done")])')
-    kernel.run("%%agent -m $m1 --background -s one\nwait")
-    kernel.run("%%agent -m $m2 --background -s two\nwait")
-    kernel.run("await asyncio.sleep(0.3)")
+    runs = [kernel.run("%%agent -m $m1 --background -s one\nwait"),
+            kernel.run("%%agent -m $m2 --background -s two\nwait")]
+    kernel.pump(lambda: all(any("→ slow" in d.get("text/plain", "") for d in kernel.shown(c))
+                            for c in runs), 60, "both slow tools to start")
     listed = kernel.run("%agent sessions").stream()
     assert listed.count("(running in the background)") == 2, listed
     busy = kernel.run("%%agent -m $m1 -s one\nagain", allow_error=True)
@@ -239,7 +241,10 @@ def test_line_magics_manage_sessions_and_config(kernel: Kernel, ws: Path) -> Non
         assert "keys set         openrouter (OPENROUTER_API_KEY)" in config and "sk-test" not in config
         (ws.parent / "extra").mkdir(exist_ok=True)
         kernel.run("%agent allow ../extra")
-        assert f"allowed folders  {ws.parent / 'extra'}" in kernel.run("%agent config").stream()
+        (allowed,) = [line for line in kernel.run("%agent config").stream().splitlines()
+                      if line.startswith("allowed folders  ")]
+        # among the others this shared kernel's earlier tests allowed (any order: pytest-randomly)
+        assert str(ws.parent / "extra") in allowed.removeprefix("allowed folders  ").split(", ")
         bad = kernel.run("%config Agent.max_steps = 0", allow_error=True)
         assert "max_steps must be at least 1" in bad.stream("stderr") + json.dumps(bad.outputs)
     finally:

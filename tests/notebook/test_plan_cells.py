@@ -53,11 +53,20 @@ CHAIN = ('[{"title": "Pick a style", "assignee": "user", "wait_for": [],'
 
 
 def start_chain(kernel: Kernel, researcher: str, writer: str) -> Any:
-    """The first cell of a CHAIN plan, with the members' scripted replies; it must succeed."""
+    """The first cell of a CHAIN plan, with the members' scripted replies; it must succeed.
+    ``asked_again`` (in the kernel) is set as the next cell's turn asks the commander: a member
+    reply with ``wait=asked_again`` runs until then, however slow the machine."""
     kernel.run('%config Agent.renderer = "text"\n'
-               f'router = Router(commander=[reply("", call("write_plan", title="Survey", steps={CHAIN})),'
-               ' reply("Planned."), reply("Still counting.")],'
-               f' researcher=[{researcher}], writer=[{writer}]); m = router.model()')
+               'import asyncio\n'
+               'asked_again = asyncio.Event()\n'
+               f'_answers = [reply("", call("write_plan", title="Survey", steps={CHAIN})),'
+               ' reply("Planned."), reply("Still counting.")]\n'
+               'def _commander(request):\n'
+               '    if len(_answers) == 1:\n'
+               '        asked_again.set()\n'
+               '    return _answers.pop(0)\n'
+               f'router = Router(commander=_commander, researcher=[{researcher}], writer=[{writer}])\n'
+               'm = router.model()')
     first = kernel.run("%%agent -m $m\nAnalyse the onboarding survey.", timeout=90)
     assert first.status == "ok", first.error
     return first
@@ -200,7 +209,7 @@ def test_stop_from_the_view_fails_the_running_step_and_pauses_the_plan(kernel: K
 def test_a_plan_running_from_a_control_goes_on_while_the_next_cell_starts(kernel: Kernel) -> None:
     """The executor lasts with the conversation: the next cell's team takes it over as it runs
     (not refused, not reloaded), and each step runs once."""
-    slow = 'reply(("x" * 20 + "\\n") * 150, chunk_chars=4, delay_s=0.01)'  # ~8 s
+    slow = 'reply(("x" * 20 + "\\n") * 150, chunk_chars=40, wait=asked_again)'  # until the next cell
     start_chain(kernel, slow, 'reply("The summary.")')
     kernel.run("ex0 = current_state().plans[current_state().current]")
     assert kernel.value("[s.status for s in ex0.plan.steps]") == ["blocked", "pending", "pending"]

@@ -37,7 +37,8 @@ def test_a_step_an_earlier_cells_team_runs_is_drawn_in_the_next_cell(kernel: Ker
     """The answer from a control (after the first cell returned) starts step 2 on the first
     cell's team; the next cell shows the running plan at once, and its run view draws step 2's
     member run as well as step 3, which its own team runs."""
-    tally = 'reply("tallying the answers\\n" * 120, chunk_chars=8, delay_s=0.01)'  # ~3 s
+    # step 2 runs until this next cell's turn asks the commander: drawn in progress, always
+    tally = 'reply("tallying the answers\\n" * 120, chunk_chars=8, wait=asked_again)'
     first = start_chain(kernel, tally, 'reply("The summary is short.")')
     kernel.run("ex0 = current_state().plans[current_state().current]")
     kernel.run("%agent plan answer 1 style=bar")  # step 2 starts on the first cell's team

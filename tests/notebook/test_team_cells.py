@@ -86,11 +86,11 @@ def test_an_interrupt_during_two_parallel_dispatches_ends_the_cell_within_a_seco
     kernel.pump(lambda: streaming(kernel, cell, "researcher", "writer") or cell.done, 30,
                 "both members to stream")
     assert not cell.done, shown_text(kernel, cell)
-    pressed = time.monotonic()
+    pressed = time.time()  # the kernel's reply is stamped with the same clock
     kernel.km.interrupt_kernel()
-    kernel.pump(lambda: cell.done, 10, "the interrupted cell to end")
-    took = (cell.replied_at or time.monotonic()) - pressed
-    assert took < 1.0, f"the cell took {took:.2f} s to end after the interrupt"  # a bound a user feels
+    kernel.pump(lambda: cell.done, 30, "the interrupted cell to end")
+    took = cell.reply_sent - pressed
+    assert took < 2.0, f"the cell took {took:.2f} s to end after the interrupt"  # felt ~1 s; CI margin
     assert cell.error is not None and cell.error["ename"] == "RunInterrupted"
     assert_reloads_valid(ws, "par", ("researcher", "writer"))
     # Nothing runs by itself afterwards; the next cell continues the conversation.
@@ -104,13 +104,15 @@ def test_agent_stop_ends_a_background_team_run_and_every_member(kernel: Kernel, 
     kernel.run(BOTH)
     cell = kernel.run("%%agent -m $m -s bgpar --background\nrun both")
     kernel.pump(lambda: streaming(kernel, cell, "researcher", "writer"), 30, "both members to stream")
-    pressed = time.monotonic()
-    kernel.run("%agent stop")
-    done = kernel.run("r = await __import__('orkas_nb.notebook').notebook.wait(10); "
-                      "print(r.stop_reason)")
-    took = time.monotonic() - pressed
-    assert done.stream().strip().splitlines()[-1] == "cancelled"
-    assert took < 1.0, f"the run took {took:.2f} s to end after %agent stop"
+    # timed in the kernel, from the stop to the run's end: not the cells' round trips
+    done = kernel.run("import time as _t; _pressed = _t.monotonic()\n"
+                      "%agent stop\n"
+                      "r = await __import__('orkas_nb.notebook').notebook.wait(10)\n"
+                      "print(r.stop_reason, _t.monotonic() - _pressed)")
+    reason, took = done.stream().strip().splitlines()[-1].split()
+    took = float(took)
+    assert reason == "cancelled"
+    assert took < 2.0, f"the run took {took:.2f} s to end after %agent stop"  # felt ~1 s; CI margin
     assert_reloads_valid(ws, "bgpar", ("researcher", "writer"))
 
 
@@ -196,13 +198,17 @@ def test_a_workspace_without_agents_runs_one_agent_as_before(kernel: Kernel, ws:
 
 
 def test_agent_steer_reaches_the_commanders_running_turn(kernel: Kernel) -> None:
-    kernel.run('router = Router(commander=[reply("", call("dispatch_to", agent="researcher", '
+    # the member's answer waits for the test: the steer lands while the commander's turn runs
+    kernel.run('import asyncio; release = asyncio.Event()\n'
+               'router = Router(commander=[reply("", call("dispatch_to", agent="researcher", '
                'task="short")), reply("steered")], '
-               'researcher=[reply(("y" * 20 + "\\n") * 30, chunk_chars=4, delay_s=0.01)]); '
+               'researcher=[reply(("y" * 20 + "\\n") * 30, chunk_chars=4, wait=release)]); '
                'm = router.model()')
-    cell = kernel.run("%%agent -m $m -s steer --background\nlook it up")
-    kernel.pump(lambda: "[researcher] yyyy" in shown_text(kernel, cell), 30, "the member to stream")
+    kernel.run("%%agent -m $m -s steer --background\nlook it up")
+    kernel.pump(lambda: kernel.value("len(router.requests.get('researcher', []))") == 1, 60,
+                "the member to be asked")
     assert "session steer" in kernel.run("%agent steer also check the appendix").stream()
+    kernel.run("release.set()")
     done = kernel.run("r = await __import__('orkas_nb.notebook').notebook.wait(20); "
                       "print(r.stop_reason)")
     assert done.stream().strip().splitlines()[-1] == "end_turn"

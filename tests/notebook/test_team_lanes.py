@@ -9,6 +9,7 @@ never shows, the commander's loop is cut where the lanes are, and a floor holder
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -82,17 +83,30 @@ def play(view: Any, events: list[Any], info: RunInfo | None = None) -> Any:
 
 @pytest.fixture
 async def parallel(workspace: Path) -> tuple[list[Any], Transcript]:
+    # each member's answer streams once both were asked: a 28 ms stream no longer has to
+    # outrun the second dispatch's start on a loaded machine (run in turn, neither would stream)
+    asked, both = [], asyncio.Event()
+
+    def member(text: str, usage: Usage) -> Any:
+        def answer(request: Any) -> Any:
+            asked.append(text)
+            if len(asked) == 2:
+                both.set()
+            return reply(text, chunk_chars=2, delay_s=0.004, usage=usage, wait=both)
+        return answer
+
     router = Router(
         commander=[reply("Asking both.", call("dispatch_to", agent="researcher", task="A"),
                          call("dispatch_to", agent="writer", task="B"),
                          call("run_worker", task="secret"),
                          call("run_worker", task="check", name="checker"), usage=C_USAGE),
                    reply("Both reported.", usage=C_USAGE)],
-        researcher=[reply("found\nthe fact", chunk_chars=2, delay_s=0.004, usage=R_USAGE)],
-        writer=[reply("wrote it", chunk_chars=2, delay_s=0.004, usage=W_USAGE)],
+        researcher=member("found\nthe fact", R_USAGE), writer=member("wrote it", W_USAGE),
         worker=lambda request: reply("hidden worker text" if "secret" in request.messages[-1].text
                                      else "checked", usage=C_USAGE))
-    return await team_run(workspace, router, price=("researcher", MEMBER_MODEL))
+    # a hang here: the dispatches ran in turn
+    return await asyncio.wait_for(team_run(workspace, router, price=("researcher", MEMBER_MODEL)),
+                                  120)
 
 
 def test_the_lanes_of_two_parallel_dispatches_stream_at_once(parallel) -> None:

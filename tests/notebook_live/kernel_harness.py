@@ -27,10 +27,13 @@ from jupyter_client.manager import KernelManager
 class Update:
     """One widget message as the front end saw it."""
 
-    t: float
+    t: float  # when this process read it (time.monotonic)
     comm_id: str
     keys: tuple[str, ...]
     size: int
+    # when the kernel sent it (time.time, from the header): rates are measured on this clock, as
+    # a loaded test process reads a second's messages late and in bunches
+    sent: float = 0.0
 
 
 @dataclass
@@ -56,7 +59,10 @@ class Execution:
     started: float
     outputs: list[dict[str, Any]] = field(default_factory=list)
     reply: dict[str, Any] | None = None
-    idle_at: float | None = None
+    idle_at: float | None = None  # when this process read the idle status (time.monotonic)
+    # when the kernel sent it (time.time, from the message's header): a bound on how fast a
+    # cell ends measures this, not how long a loaded machine took to deliver and pump it
+    idle_sent: float | None = None
 
     @property
     def done(self) -> bool:
@@ -159,6 +165,8 @@ class WidgetKernel:
         ex = self.executions.get(parent)
         if kind == "status" and ex is not None and content.get("execution_state") == "idle":
             ex.idle_at = now
+            stamp = msg["header"].get("date")
+            ex.idle_sent = stamp.timestamp() if hasattr(stamp, "timestamp") else None
         elif kind == "comm_open" and content.get("target_name") == "jupyter.widget":
             state = dict(content["data"].get("state", {}))
             self.models[content["comm_id"]] = Model(content["comm_id"], state, opened=now)
@@ -171,7 +179,9 @@ class WidgetKernel:
                 if data.get("method") == "update":
                     model.updates += 1
                     size = sum(len(str(v)) for v in state.values())
-                    self.updates.append(Update(now, model.comm_id, tuple(sorted(state)), size))
+                    stamp = msg["header"].get("date")
+                    sent = stamp.timestamp() if hasattr(stamp, "timestamp") else 0.0
+                    self.updates.append(Update(now, model.comm_id, tuple(sorted(state)), size, sent))
         elif kind == "comm_close":
             model = self.models.get(content["comm_id"])
             if model is not None:

@@ -114,7 +114,7 @@ def test_stop_while_a_prompt_waits_withdraws_it(kernel: WidgetKernel) -> None:
     ex = kernel.start("result, view = await drive(agent, 'try', approver=approver)")
     wait_prompt(kernel, "once")
     kernel.click(kernel.find("orkas-stop")[-1].comm_id)
-    kernel.wait(ex, timeout=10)
+    kernel.wait(ex, timeout=30)
     kernel.run("assert result.stop_reason == 'cancelled' and 'withdrawn_value' not in globals()\n"
                "assert approver.pending == []")
     assert "withdrawn" in kernel.find("orkas-approval-outcome", open_only=False)[-1].state["value"]

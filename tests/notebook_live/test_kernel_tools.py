@@ -161,10 +161,10 @@ agent = Agent(model, tools=kernel_tools(approver=allow_all), default_tools=False
     tools_kernel.pump(lambda: any(c.state.get("titles", ("",))[0].startswith("⏳ run_python")
                                   for c in tools_kernel.find("orkas-tool")), timeout=30, what="run_python")
     time.sleep(0.3)  # let the loop spin
-    sent = time.monotonic()
+    sent = time.time()  # the kernel stamps its messages with this clock
     tools_kernel.interrupt()
-    tools_kernel.wait(ex, timeout=10)
-    assert ex.idle_at - sent < 1.0
+    tools_kernel.wait(ex, timeout=30)
+    assert ex.idle_sent - sent < 2.0  # users feel ~1 s; typical 0.15 s, margin for a loaded CI
     tools_kernel.run(r'''
 assert result.stop_reason == "cancelled", result
 assert n > 0 and len(model.requests) == 1

@@ -59,10 +59,10 @@ def test_stop_button_ends_a_magic_run_within_a_second(nb: WidgetKernel) -> None:
     ex = nb.start("%%agent -m $m -s stopping\nwait")
     nb.pump(lambda: any(c.state.get("titles", ("",))[0].startswith("⏳ slow")
                         for c in nb.find("orkas-tool")), timeout=30, what="the slow tool")
-    clicked = time.monotonic()
+    clicked = time.time()  # the kernel stamps its messages with this clock
     nb.click(nb.find("orkas-stop")[-1].comm_id)
-    nb.wait(ex, timeout=10)
-    assert ex.idle_at - clicked < 1.0
+    nb.wait(ex, timeout=30)
+    assert ex.idle_sent - clicked < 2.0  # users feel ~1 s; typical 0.15 s, margin for a loaded CI
     nb.run("from orkas_nb.harness.repair import open_calls\n"
            "import orkas_nb.notebook as n\n"
            "r = n.current_state().last.result\n"
@@ -85,10 +85,10 @@ def test_the_kernel_interrupt_stops_a_magic_run_and_the_view_still_gives_way(nb:
     ex = nb.start("%%agent -m $m -s interrupted\nwait")
     nb.pump(lambda: any(c.state.get("titles", ("",))[0].startswith("⏳ slow")
                         for c in nb.find("orkas-tool")), timeout=30, what="the slow tool")
-    sent = time.monotonic()
+    sent = time.time()  # the kernel stamps its messages with this clock
     nb.interrupt()
-    nb.wait(ex, timeout=10)
-    assert ex.idle_at - sent < 1.0
+    nb.wait(ex, timeout=30)
+    assert ex.idle_sent - sent < 2.0  # users feel ~1 s; typical 0.15 s, margin for a loaded CI
     assert "Interrupt" in ex.reply["content"]["ename"]  # the magic reports it (its own wording)
     final = [o for o in ex.outputs if o["msg_type"] == "update_display_data"]
     assert final and "interrupted" in final[-1]["data"]["text/markdown"].lower()

@@ -51,7 +51,7 @@ class Sockets:
         httpd.verify_request = verify  # type: ignore[method-assign]
         httpd.shutdown_request = shutdown  # type: ignore[method-assign]
 
-    def wait_closed(self, count: int, timeout: float = 5.0) -> bool:
+    def wait_closed(self, count: int, timeout: float = 30.0) -> bool:  # a hang guard only
         deadline = time.monotonic() + timeout
         while len(self.closed) < count and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -155,9 +156,14 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def stalled(payload: dict) -> Reply:
-    time.sleep(3)  # the child is killed meanwhile
-    return Reply(text="too late")
+def stalled(killed: threading.Event):  # type: ignore[no-untyped-def]
+    """A reply that comes only after the child is killed (not after a sleep it might outlast)."""
+
+    def answer(payload: dict) -> Reply:
+        killed.wait(120)
+        return Reply(text="too late")
+
+    return answer
 
 
 @pytest.mark.parametrize("die_at", [
@@ -169,7 +175,8 @@ async def test_a_kill_between_answer_saved_and_run_resumed_resumes_once_from_the
         ws: Path, die_at: str) -> None:
     script = Script(commander=[write_plan(STEPS), Reply(text="Planned.")],
                     analyst=[Reply(tool_calls=[ask()]),
-                             *([stalled] if die_at == "in_flight" else []),
+                             *([stalled(killed := threading.Event())] if die_at == "in_flight"
+                               else []),
                              Reply(text="EU rivals: two.")],
                     writer=[Reply(text="Note.")])
     with ModelServer(script).start() as server:
@@ -184,6 +191,8 @@ async def test_a_kill_between_answer_saved_and_run_resumed_resumes_once_from_the
                 time.sleep(0.02)
             child.send_signal(signal.SIGKILL)
         assert child.wait(timeout=120) == -signal.SIGKILL
+        if die_at == "in_flight":
+            killed.set()
         team = team_over(server, ws)
         step = team.plan.plan.steps[0]
         assert step.status == "blocked" and step.answer == {"region": "EU"}  # kept, not lost

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -153,8 +154,10 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def kill_mid_step(ws: Path, server: ModelServer, script: Script) -> None:
-    """Run the plan in a child process and kill -9 it while step 2 is in flight."""
+def kill_mid_step(ws: Path, server: ModelServer, script: Script,
+                  killed: threading.Event | None = None) -> None:
+    """Run the plan in a child process and kill -9 it while step 2 is in flight; ``killed`` is
+    set once the child is gone."""
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(ws), server.openai_url], env=env)
     deadline = time.monotonic() + 60
@@ -165,11 +168,18 @@ def kill_mid_step(ws: Path, server: ModelServer, script: Script) -> None:
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()
+        if killed is not None:
+            killed.set()
 
 
-def stalled(payload: dict) -> Reply:
-    time.sleep(3)  # the child is killed meanwhile
-    return Reply(text="too late")
+def stalled(killed: threading.Event):  # type: ignore[no-untyped-def]
+    """A reply that comes only after the child is killed (not after a sleep it might outlast)."""
+
+    def answer(payload: dict) -> Reply:
+        killed.wait(120)
+        return Reply(text="too late")
+
+    return answer
 
 
 @pytest.mark.parametrize("policy", ["continue", "ask_commander"])
@@ -178,11 +188,11 @@ async def test_a_kill_mid_plan_resumes_with_the_interrupted_step_handled_by_its_
     script = Script(
         commander=[write_plan(diamond(policy)), Reply(text="Planned.")],
         researcher=[Reply(text="Market grows.")],
-        analyst=[stalled],
+        analyst=[stalled(killed := threading.Event())],
         writer=[Reply(text="Note.")],
     )
     with ModelServer(script).start() as server:
-        kill_mid_step(ws, server, script)
+        kill_mid_step(ws, server, script, killed)
         if policy == "ask_commander":  # the woken commander retries the step
             script.replies["commander"] += [
                 Reply(tool_calls=[ToolCall("retry_step", json.dumps({"index": 2}))]),

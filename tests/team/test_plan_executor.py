@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -197,10 +198,9 @@ async def test_an_answer_from_another_thread_resumes_the_step_on_the_plans_loop(
     clicked = threading.Thread(target=ex.act, args=("answer", 1, {"x": "42"}))  # a widget click
     clicked.start()
     clicked.join()
-    for _ in range(100):
+    deadline = time.monotonic() + 60  # waits for the resumed run, however slow the machine
+    while not (ex.idle and ex.plan.state == "done") and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
-        if ex.idle and ex.plan.state == "done":
-            break
     assert ex.plan.state == "done" and runner.calls == [("resume", 1, "{'x': '42'}")]
     reloaded = executor(tmp_path / "p2.jsonl", Runner())  # another file: nothing shared
     assert reloaded.plan is None

@@ -30,7 +30,7 @@ def team_over(state: TeamState, router: Router, workspace: Path):
                       user_dir=workspace / "none")
 
 
-async def until(condition, what: str, timeout: float = 10.0) -> None:
+async def until(condition, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
@@ -47,6 +47,8 @@ def router(workspace: Path) -> Router:
 
 
 async def test_a_rebuilt_team_takes_over_the_running_plan(workspace: Path, router: Router) -> None:
+    rebuilt = asyncio.Event()  # step 1's answer waits for the rebuild: no race with the clock
+    router.scripts["researcher"] = [reply("Counted.", wait=rebuilt)]
     state = TeamState(workspace, "default")
     first = team_over(state, router, workspace)
     executor = first.plan
@@ -57,7 +59,9 @@ async def test_a_rebuilt_team_takes_over_the_running_plan(workspace: Path, route
     assert second.plan is executor and state.plan is executor
     seen: list[str] = []
     second.subscribe(lambda e: isinstance(e, MemberEvent) and seen.append(e.member))
-    plan = await asyncio.wait_for(running, 20)
+    assert not running.done()
+    rebuilt.set()
+    plan = await asyncio.wait_for(running, 60)
     assert plan is not None and plan.state == "done"
     assert [(s.status, s.runs) for s in plan.steps] == [("done", 1), ("done", 1)]
     assert "writer" in seen and "researcher" not in seen  # step 2 went out through the new team
@@ -99,8 +103,9 @@ async def test_the_next_teams_turn_waits_for_the_plans_commander_turn(workspace:
 
     write_agents(workspace, researcher="Finds facts.")
     steps = [{"title": "Think it over", "assignee": "commander"}]
+    step_may_end = asyncio.Event()  # the plan's commander step answers once the turn is asked
     router = Router(commander=[reply("", call("write_plan", title="Think", steps=steps)),
-                               reply("Planned."), reply(SLOW, chunk_chars=4, delay_s=0.005),
+                               reply("Planned."), reply(SLOW, chunk_chars=400, wait=step_may_end),
                                reply("Hello again.")])
     session = JsonlSession(workspace / "commander.jsonl")
     state = TeamState(workspace, "default")
@@ -114,11 +119,16 @@ async def test_the_next_teams_turn_waits_for_the_plans_commander_turn(workspace:
     running = asyncio.ensure_future(first.plan.run())
     await until(lambda: len(router.requests.get("commander", [])) == 3, "the commander step")
     second = team()
-    result = await asyncio.wait_for(second.arun("Hi."), 20)
+    turn = asyncio.ensure_future(second.arun("Hi."))
+    for _ in range(50):  # room for the turn to start beside the step, were it not held back
+        await asyncio.sleep(0)
+    assert len(router.requests["commander"]) == 3
+    step_may_end.set()
+    result = await asyncio.wait_for(turn, 60)
     assert result.text == "Hello again."
     last = router.requests["commander"][-1]
     assert any(SLOW in str(m.content) for m in last.messages)  # asked after the step's answer
-    plan = await asyncio.wait_for(running, 20)
+    plan = await asyncio.wait_for(running, 60)
     assert plan is not None and plan.state == "done"
     assert open_calls(session.messages) == []
     session.close()

@@ -30,11 +30,14 @@ def ws(workspace: Path) -> Path:
 
 async def test_two_parallel_dispatches_see_only_their_own_messages(ws):
     started: list[str] = []
+    both_started = asyncio.Event()  # run one after the other, neither answer would ever stream
 
     def slow(name):
         def answer(request):
             started.append(name)
-            return reply(f"{name} finished", delay_s=0.05, chunk_chars=4)
+            if len(started) == 2:
+                both_started.set()
+            return reply(f"{name} finished", delay_s=0.05, chunk_chars=4, wait=both_started)
         return answer
 
     router = Router(
@@ -43,7 +46,11 @@ async def test_two_parallel_dispatches_see_only_their_own_messages(ws):
                    reply("Both are done.")],
         researcher=slow("researcher"), writer=slow("writer"))
     team = make_team(ws, router)
-    events = [e async for e in team.run("do A and B")]
+
+    async def run() -> list:
+        return [e async for e in team.run("do A and B")]
+
+    events = await asyncio.wait_for(run(), 120)  # a hang here: the dispatches ran in turn
     done = events[-1]
     assert isinstance(done, Done) and done.result.text == "Both are done."
     lanes = {(e.member, e.task_id) for e in events if isinstance(e, MemberEvent)}

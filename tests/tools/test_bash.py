@@ -37,7 +37,7 @@ async def _poll_until(call, job: str, needle: str, timeout_s: float) -> str:  # 
         await asyncio.sleep(0.1)
 
 
-def _pid_from(ws: Path, name: str, timeout: float = 5.0) -> int:
+def _pid_from(ws: Path, name: str, timeout: float = 30.0) -> int:
     """The host PID a command recorded (through /proc, which is the host's in degraded mode;
     in the sandbox the command writes a marker and we find it by its command line)."""
     deadline = time.monotonic() + timeout
@@ -90,9 +90,15 @@ async def test_leftover_background_processes_die_with_the_call(world, make_calle
     marker = f"orkas-leftover-{mode}-{os.getpid()}"
     ok, text, _ = await call("bash", command=f"(setsid bash -c 'exec -a {marker} sleep 300' &) ; echo started")
     assert ok and "started" in text
-    await asyncio.sleep(0.3)
-    assert not [p for p in psutil.process_iter(["cmdline"])
+
+    def left() -> list[psutil.Process]:
+        return [p for p in psutil.process_iter(["cmdline"])
                 if (p.info["cmdline"] or [""])[0] == marker and _alive(p.pid)]
+
+    deadline = time.monotonic() + 10  # killed with the call; reaped however loaded the machine
+    while left() and time.monotonic() < deadline:  # it would sleep 300 s
+        await asyncio.sleep(0.05)
+    assert not left()
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -111,6 +117,32 @@ async def test_stop_cancels_and_kills_the_group(world, make_caller, mode: str) -
     while _alive(pid) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert not _alive(pid)
+
+
+async def test_stop_while_the_process_is_being_set_up_still_kills_the_group(
+        world, make_caller, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Stop that lands while asyncio still connects the new process's pipes (a loaded
+    machine: the command already runs): asyncio's own clean-up kills only the direct child
+    (the reaper), orphaning the command's processes, unless the executor takes the process."""
+    call = make_caller("degraded", approver=lambda r: Decision.ONCE)
+    marker = f"orkas-setup-stop-{os.getpid()}"
+    real = asyncio.create_subprocess_exec
+
+    async def slow_setup(*args, **kwargs):  # type: ignore[no-untyped-def]
+        proc = await real(*args, **kwargs)
+        await asyncio.sleep(1.0)  # the pipes are still being connected when Stop comes
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", slow_setup)
+    task = asyncio.ensure_future(call("bash", command=f"(exec -a {marker} sleep 300 &); sleep 300"))
+    pid = await asyncio.to_thread(_pid_from, world.ws, marker)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not _alive(pid), "the command outlived a Stop during its set-up"
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -8,17 +8,28 @@ from pathlib import Path
 
 from orkas_nb import Agent
 from orkas_nb.core.messages import ToolResultMessage
-from orkas_nb.testing import ScriptedModel, call, reply
+from orkas_nb.providers.base import ModelRequest
+from orkas_nb.testing import Reply, ScriptedModel, call, reply
 
 
-def _script(new: str, pause_s: float) -> ScriptedModel:
-    return ScriptedModel([
-        reply("", call("read_file", path="plan.md")),
-        # The text before the edit streams slowly: it orders the two edits without a lock.
-        reply("editing" * 4, call("edit_file", path="plan.md", old_string="status: draft",
-                                  new_string=f"status: {new}"), chunk_chars=4, delay_s=pause_s / 7),
-        reply("done"),
-    ])
+def _script(new: str, *, has_read: asyncio.Event, edit_after: asyncio.Event,
+            has_edited: asyncio.Event) -> ScriptedModel:
+    """Read the plan, then edit it once ``edit_after`` is set: events order the two runs' edits,
+    not the clock. ``has_read`` / ``has_edited`` are set as the model is asked after each."""
+
+    def answer(request: ModelRequest) -> Reply:
+        step = len(model.requests)
+        if step == 1:
+            return reply("", call("read_file", path="plan.md"))
+        if step == 2:
+            has_read.set()
+            return reply("editing", call("edit_file", path="plan.md", old_string="status: draft",
+                                         new_string=f"status: {new}"), wait=edit_after)
+        has_edited.set()
+        return reply("done")
+
+    model = ScriptedModel(answer)
+    return model
 
 
 def _results(agent: Agent, name: str) -> list[ToolResultMessage]:
@@ -29,8 +40,12 @@ async def test_two_concurrent_runs_edit_one_file(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "plan.md").write_text("# Plan\nstatus: draft\nowner: team\n")
-    winner = Agent(_script("approved", 0.1), workspace=ws, name="winner")
-    loser = Agent(_script("rejected", 0.6), workspace=ws, name="loser")
+    # both read before either edits; the winner edits first, the loser after the winner's edit
+    winner_read, loser_read, winner_edited, loser_edited = (asyncio.Event() for _ in range(4))
+    winner = Agent(_script("approved", has_read=winner_read, edit_after=loser_read,
+                           has_edited=winner_edited), workspace=ws, name="winner")
+    loser = Agent(_script("rejected", has_read=loser_read, edit_after=winner_edited,
+                          has_edited=loser_edited), workspace=ws, name="loser")
     won, lost = await asyncio.gather(winner.arun("approve the plan"), loser.arun("reject the plan"))
 
     assert won.stop_reason == lost.stop_reason == "end_turn"
@@ -53,10 +68,11 @@ async def test_loser_recovers_by_reading_again(tmp_path: Path) -> None:
     ws.mkdir()
     target = ws / "notes.txt"
     target.write_text("a\nb\n")
+    changed = asyncio.Event()  # the edit is asked for only after the other writer's change
     model = ScriptedModel([
         reply("", call("read_file", path="notes.txt")),
         reply("thinking it over", call("edit_file", path="notes.txt", old_string="b",
-                                       new_string="B"), chunk_chars=2, delay_s=0.05),
+                                       new_string="B"), wait=changed),
         reply("", call("read_file", path="notes.txt")),
         reply("", call("edit_file", path="notes.txt", old_string="b", new_string="B")),
         reply("done"),
@@ -68,6 +84,7 @@ async def test_loser_recovers_by_reading_again(tmp_path: Path) -> None:
         while not _results(agent, "read_file"):
             await asyncio.sleep(0.001)
         target.write_text("a\nb\nc (other)\n")
+        changed.set()
 
     result, _ = await asyncio.gather(agent.arun("capitalise b"), other_writer())
     statuses = [r.status for r in _results(agent, "edit_file")]

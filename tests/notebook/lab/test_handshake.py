@@ -179,19 +179,32 @@ def test_with_the_extension_the_run_view_is_opened(kc: Any) -> None:
 
 
 BLOCKED = """
-import asyncio, time
+import asyncio, os, time
 from orkas_nb.notebook.views.lab.handshake import probe_frontend, forget
 forget()
 task = asyncio.ensure_future(probe_frontend(0.5))
 await asyncio.sleep(0)  # the probe goes out
-time.sleep(1.5)  # then a blocking call (an MCP server starting) holds the loop past the timeout
+# then a blocking call (an MCP server starting) holds the loop until the answer is queued (the
+# test touches the file as it sends it), and past the timeout
+held = time.monotonic()
+while not os.path.exists({sent!r}) and time.monotonic() - held < 60:
+    time.sleep(0.01)
+time.sleep(1.0)
 answer = await task
-print(answer.views if answer else None)
+print(answer.views if answer else None, round(time.monotonic() - held, 1))
 """
 
 
-def test_an_answer_queued_while_a_blocking_call_held_the_loop_is_still_taken(kc: Any) -> None:
+def test_an_answer_queued_while_a_blocking_call_held_the_loop_is_still_taken(
+        kc: Any, tmp_path: Path) -> None:
     # the first MCP run in a busy kernel answered after 2.5 s and fell back to the built-in widgets
-    out = run(kc, BLOCKED, answer=hello)
+    sent = tmp_path / "hello-sent"
+
+    def answer(kc: Any, nonce: str) -> None:
+        hello(kc, nonce)
+        sent.touch()
+
+    out = run(kc, BLOCKED.format(sent=str(sent)), answer=answer)
     assert len(out["probes"]) == 1
-    assert out["stdout"].strip() == "['run', 'plan']"
+    views, held = out["stdout"].strip().rsplit(" ", 1)
+    assert views == "['run', 'plan']" and float(held) >= 1.0  # held past the 0.5 s timeout
