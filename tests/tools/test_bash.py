@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import psutil
@@ -52,7 +53,7 @@ def _pid_from(ws: Path, name: str, timeout: float = 30.0) -> int:
 @pytest.mark.parametrize("mode", MODES)
 async def test_timeout_kills_grandchildren(world, make_caller, mode: str) -> None:
     call = make_caller(mode, approver=lambda r: Decision.ONCE)
-    marker = f"orkas-grandchild-{mode}-{os.getpid()}"
+    marker = f"orkas-grandchild-{mode}-{uuid.uuid4().hex[:12]}"
     # A grandchild that escapes the shell's wait (subshell + background) and sleeps long.
     task = asyncio.ensure_future(call(
         "bash", command=f"(exec -a {marker} sleep 300 &) ; sleep 300", timeout_s=1.5))
@@ -70,7 +71,7 @@ async def test_timeout_kills_orphans_that_left_the_group(world, make_caller, mod
     """setsid + double fork leaves the process group; the PID namespace (isolated) or the
     subreaper (degraded) still finds and kills it."""
     call = make_caller(mode, approver=lambda r: Decision.ONCE)
-    marker = f"orkas-orphan-{mode}-{os.getpid()}"
+    marker = f"orkas-orphan-{mode}-{uuid.uuid4().hex[:12]}"
     task = asyncio.ensure_future(call(
         "bash", command=f"(setsid bash -c 'exec -a {marker} sleep 300' &) ; sleep 300",
         timeout_s=1.5))
@@ -87,7 +88,7 @@ async def test_timeout_kills_orphans_that_left_the_group(world, make_caller, mod
 @pytest.mark.parametrize("mode", MODES)
 async def test_leftover_background_processes_die_with_the_call(world, make_caller, mode: str) -> None:
     call = make_caller(mode, approver=lambda r: Decision.ONCE)
-    marker = f"orkas-leftover-{mode}-{os.getpid()}"
+    marker = f"orkas-leftover-{mode}-{uuid.uuid4().hex[:12]}"
     ok, text, _ = await call("bash", command=f"(setsid bash -c 'exec -a {marker} sleep 300' &) ; echo started")
     assert ok and "started" in text
 
@@ -105,7 +106,7 @@ async def test_leftover_background_processes_die_with_the_call(world, make_calle
 async def test_stop_cancels_and_kills_the_group(world, make_caller, mode: str) -> None:
     """The runner cancels the tool's task on Stop; the executor kills everything it started."""
     call = make_caller(mode, approver=lambda r: Decision.ONCE)
-    marker = f"orkas-stop-{mode}-{os.getpid()}"
+    marker = f"orkas-stop-{mode}-{uuid.uuid4().hex[:12]}"
     task = asyncio.ensure_future(call("bash", command=f"(exec -a {marker} sleep 300 &); sleep 300"))
     pid = await asyncio.to_thread(_pid_from, world.ws, marker)
     started = time.monotonic()
@@ -125,7 +126,7 @@ async def test_stop_while_the_process_is_being_set_up_still_kills_the_group(
     machine: the command already runs): asyncio's own clean-up kills only the direct child
     (the reaper), orphaning the command's processes, unless the executor takes the process."""
     call = make_caller("degraded", approver=lambda r: Decision.ONCE)
-    marker = f"orkas-setup-stop-{os.getpid()}"
+    marker = f"orkas-setup-stop-{uuid.uuid4().hex[:12]}"
     real = asyncio.create_subprocess_exec
 
     async def slow_setup(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -285,7 +286,7 @@ async def test_background_start_poll_stop(world, make_caller, mode: str) -> None
 @pytest.mark.parametrize("mode", MODES)
 async def test_bash_stop_kills_orphans_of_a_background_job(world, make_caller, mode: str) -> None:
     call = make_caller(mode, approver=lambda r: Decision.ONCE)
-    marker = f"orkas-bg-orphan-{mode}-{os.getpid()}"
+    marker = f"orkas-bg-orphan-{mode}-{uuid.uuid4().hex[:12]}"
     ok, text, _ = await call(
         "bash", command=f"(setsid bash -c 'exec -a {marker} sleep 300' &) ; sleep 300",
         background=True)
