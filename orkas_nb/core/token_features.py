@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import token_grams
 from .token_scripts import BRAHMIC, MAX_COST, brahmic, load_costs, unfitted_blocks
 from .token_tables import ACCENT_WEIGHTS, BLOCK_COSTS, HAN_SINGLE
 
@@ -157,32 +158,6 @@ _RARE_KEYS = [(ord(c), f"rare_{c}") for c in _RARE_LETTERS]
 _NOT_RARE = bytes(i for i in range(256) if chr(i) not in _RARE_LETTERS)
 _PATTERNS: dict[str, re.Pattern[str]] = {}  # compiled on first use: the import stays light
 load_costs(BLOCK_COSTS)
-# A foreign word costs what o200k's vocabulary knows of it: each 4-gram of letters (a word
-# start may open one) has a level, how many o200k tokens hold it (token_grams; "x": no 4-gram),
-# counted on the text's start. Each letter (of either case) to 1-26, the lead byte of an
-# accented one (U+00C0-U+037F, and U+1E00-U+1EFF once rewritten to C0) to 27, every other byte
-# to 0 (continuation bytes deleted); every four such bytes in a row are one sampled 4-gram
-# (neighbouring 4-grams say nearly the same, and each lookup costs ~40 ns; reading every other
-# one of these makes the count too noisy): their big-endian 32-bit word, its bytes packed to
-# five bits each with four masks, is one code point, looked up in one ``str.translate``.
-_GRAM_INDEX = bytes((b | 0x20) - 0x60 if chr(b).isascii() and chr(b).isalpha() else 27 if b == 0xC0 or 0xC3 <= b <= 0xCD else 0
-                    for b in range(256))
-_GRAM_SHARE = 8  # counted when at least one character in this many is a Latin letter
-_GRAM_SAMPLE = 600  # bytes
-_GRAM_MASKS = [int.from_bytes(bytes.fromhex(word) * (_GRAM_SAMPLE // 4), "big")
-               for word in ("ff000000", "00ff0000", "0000ff00", "000000ff")]
-_GRAM_LEVELS: list[str] = []  # loaded on first use (a 531,441-character table)
-
-
-def _gram_levels() -> str:
-    if not _GRAM_LEVELS:
-        import base64
-        import zlib
-
-        from .token_grams import GRAMS
-
-        _GRAM_LEVELS.append(zlib.decompress(base64.b85decode(GRAMS)).decode("latin-1"))
-    return _GRAM_LEVELS[0]
 
 
 # A feature whose count is a cost in tokens (up to this many per character), not a number of
@@ -309,17 +284,17 @@ def features(text: str) -> dict[str, float]:
                 n = rare.count(c)
                 if n:
                     f[key] = n * per
-    if foreign and n_letters * _GRAM_SHARE >= n_chars:
+    if foreign and n_letters * token_grams.SHARE >= n_chars:
         # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two;
         # read on the text's start, scaled to all its letters by bytes: the start holds as many
         # letters per byte as the rest; a character cut at the end is no letter)
-        head = raw if len(raw) <= _GRAM_SAMPLE else raw[:_GRAM_SAMPLE]
-        x = head.translate(_GRAM_INDEX) if ascii_only else head.translate(_GRAM_INDEX, _CONTINUATION)
+        head = raw if len(raw) <= token_grams.SAMPLE else raw[:token_grams.SAMPLE]
+        x = head.translate(token_grams.INDEX) if ascii_only else head.translate(token_grams.INDEX, _CONTINUATION)
         x = x[: len(x) & ~3]
         v = int.from_bytes(x, "big")
-        m0, m1, m2, m3 = _GRAM_MASKS
+        m0, m1, m2, m3 = token_grams.MASKS
         v = (v & m0) >> 9 | (v & m1) >> 6 | (v & m2) >> 3 | v & m3
-        levels = v.to_bytes(len(x), "big").decode("utf-32-be", "surrogatepass").translate(_gram_levels())
+        levels = v.to_bytes(len(x), "big").decode("utf-32-be", "surrogatepass").translate(token_grams.levels())
         per = foreign * 4 * len(raw) / len(head)
         for key, level in (("gram_0", "0"), ("gram_1", "1"), ("gram_2", "2")):
             f[key] = levels.count(level) * per

@@ -8,7 +8,7 @@
     python tests/core/calibrate_tokens.py --lolo       # leave one language out: fit without it, measure on it
     python tests/core/calibrate_tokens.py --han-table  # the Han characters o200k has one token for
     python tests/core/calibrate_tokens.py --block-costs  # o200k's cost of the blocks no weight is fitted on
-    python tests/core/calibrate_tokens.py --gram-table --write  # o200k's letter 4-grams (token_grams.py)
+    python tests/core/calibrate_tokens.py --gram-table --write  # o200k's letter 4-grams (core/data/token_grams.zlib)
 
 The corpus is ``tests/data/tokens/corpus/<category>.jsonl`` (built by
 ``tests/data/tokens/build_corpus.py`` and ``build_unseen.py``, with each text's source and
@@ -384,21 +384,17 @@ def gram_levels() -> bytes:
     return bytes(out)
 
 
-def gram_table() -> str:
-    """``gram_levels``, compressed as ``token_grams.GRAMS`` stores it (zlib, base85)."""
-    import base64
+def gram_table() -> bytes:
+    """``gram_levels``, compressed as ``orkas_nb/core/data/token_grams.zlib`` stores it."""
     import zlib
 
-    return base64.b85encode(zlib.compress(gram_levels(), 9)).decode("ascii")
+    return zlib.compress(gram_levels(), 9)
 
 
 def write_gram_table() -> None:
-    path = ROOT / "orkas_nb" / "core" / "token_grams.py"
-    source = path.read_text(encoding="utf-8")
-    head = source[: source.index("GRAMS = ")]
-    data = gram_table()
-    lines = "".join(f'    "{data[i : i + 96]}"\n' for i in range(0, len(data), 96))
-    path.write_text(head + "GRAMS = (\n" + lines + ")\n", encoding="utf-8")
+    from orkas_nb.core.token_grams import TABLE
+
+    TABLE.write_bytes(gram_table())
 
 
 def main() -> None:
@@ -408,12 +404,12 @@ def main() -> None:
     parser.add_argument("--legacy", action="store_true", help="measure on the first, hand-written corpus")
     parser.add_argument("--by-lang", action="store_true", help="one row per language, not per category")
     parser.add_argument("--write", action="store_true",
-                        help="with --fit: write the weights into token_tables.py; with --gram-table: token_grams.py")
+                        help="with --fit: write the weights into token_tables.py; with --gram-table: core/data/token_grams.zlib")
     parser.add_argument("--lolo", action="store_true",
                         help="leave one language out: fit on the others, measure on it (every language)")
     parser.add_argument("--han-table", action="store_true", help="print the single-token Han characters")
     parser.add_argument("--gram-table", action="store_true",
-                        help="the letter 4-gram levels of o200k's vocabulary (with --write: into token_grams.py)")
+                        help="the letter 4-gram levels of o200k's vocabulary (with --write: into core/data/token_grams.zlib)")
     parser.add_argument("--block-costs", action="store_true",
                         help="print the cost table of the blocks outside the fitted ones")
     args = parser.parse_args()

@@ -136,11 +136,14 @@ def test_the_block_cost_table_matches_o200k() -> None:
 
 
 def test_the_gram_table_is_read_off_o200ks_vocabulary() -> None:
-    from orkas_nb.core.token_grams import GRAMS
-    from tests.core.calibrate_tokens import gram_table
+    import zlib
 
-    assert GRAMS == gram_table()
-    assert len(GRAMS) < 80_000  # (the package ships it: about 64 KB of source)
+    from orkas_nb.core.token_grams import TABLE
+    from tests.core.calibrate_tokens import gram_levels
+
+    shipped = TABLE.read_bytes()
+    assert zlib.decompress(shipped) == gram_levels()
+    assert len(shipped) < 64_000  # (the package ships it: about 49 KB)
 
 
 def test_a_foreign_word_whose_letters_o200k_has_no_tokens_for_costs_more() -> None:
@@ -162,8 +165,8 @@ def test_the_gram_table_is_loaded_only_when_a_foreign_latin_text_needs_it() -> N
 
     code = ("import sys; from orkas_nb.core.tokens import estimate_text; estimate_text('你好，世界'); "
             "estimate_text('the weather is there and the sea is fine'); "
-            "print('orkas_nb.core.token_grams' in sys.modules); estimate_text('la kwinkqubo ngokwemiga'); "
-            "print('orkas_nb.core.token_grams' in sys.modules)")
+            "from orkas_nb.core import token_grams; print(bool(token_grams._LEVELS)); "
+            "estimate_text('la kwinkqubo ngokwemiga'); print(bool(token_grams._LEVELS))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True"]
 
