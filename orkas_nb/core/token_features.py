@@ -226,11 +226,14 @@ def features(text: str) -> dict[str, float]:
         if b"\xe1" in raw:
             raw = raw.translate(_VIET_SECOND).replace(b"\xe1\xb8", b"\xc0\xb8")
         cls = raw.translate(_CLASS_TABLE, _CONTINUATION)
+        # (one class letter per non-ASCII character: its Latin letters are its "L" and "V")
+        wide = raw.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION)
+        latin_ext, viet = wide.count(b"L"), wide.count(b"V")
     n_chars = len(cls)
     pairs = _pairs(cls)
     events = pairs.translate(_EVENTS, _NO_EVENT)
     upper = cls.count(UPPER)
-    n_letters = cls.count(LOWER) + upper + (0 if ascii_only else cls.count(LATIN))
+    n_letters = cls.count(LOWER) + upper + (0 if ascii_only else latin_ext + viet)
     join_word, line_word = events.count(JOIN_WORD), events.count(LINE_WORD)
     words = events.count(WORD) + join_word + line_word
     # The share of English is read at the start of a long text (one class byte per character).
@@ -238,9 +241,12 @@ def features(text: str) -> dict[str, float]:
     if in_head:
         # (on the UTF-8 bytes of a short text: the same ASCII letters, one byte each)
         if n_chars <= _ENGLISH_SAMPLE:
-            th, he, under = original.count(b"th"), original.count(b"he "), original.count(b"_")
+            th = original.count(b"th")
+            he = original.count(b"he ") if th else 0  # (min(th, ...) is 0 without one)
+            under = original.count(b"_") if b"_" in original else 0
         else:
-            th, he = text.count("th", 0, _ENGLISH_SAMPLE), text.count("he ", 0, _ENGLISH_SAMPLE)
+            th = text.count("th", 0, _ENGLISH_SAMPLE)
+            he = text.count("he ", 0, _ENGLISH_SAMPLE) if th else 0
             under = text.count("_", 0, _ENGLISH_SAMPLE)
         marks = min(th, _TH_PER_HE * he) + _UNDERSCORE_AS_TH * under
         english = min(1.0, marks / (_TH_PER_LETTER * in_head))
@@ -280,10 +286,9 @@ def features(text: str) -> dict[str, float]:
             per = n_letters * foreign / in_head
             head = original if n_chars <= _ACCENT_SAMPLE else text[:_ACCENT_SAMPLE].encode("utf-8", "surrogatepass")
             rare = head.translate(None, _NOT_RARE)  # the six letters alone: a short string
-            for c, key in _RARE_KEYS:
-                n = rare.count(c)
-                if n:
-                    f[key] = n * per
+            for c, key in _RARE_KEYS if rare else ():
+                if c in rare:
+                    f[key] = rare.count(c) * per
     if foreign and n_letters * token_grams.SHARE >= n_chars:
         # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two;
         # read on the text's start, scaled to all its letters by bytes: the start holds as many
@@ -296,21 +301,17 @@ def features(text: str) -> dict[str, float]:
         v = (v & m0) >> 9 | (v & m1) >> 6 | (v & m2) >> 3 | v & m3
         levels = v.to_bytes(len(x), "big").decode("utf-32-be", "surrogatepass").translate(token_grams.levels())
         per = foreign * 4 * len(raw) / len(head)
-        for key, level in (("gram_0", "0"), ("gram_1", "1"), ("gram_2", "2")):
-            f[key] = levels.count(level) * per
+        f["gram_0"], f["gram_1"], f["gram_2"] = levels.count("0") * per, levels.count("1") * per, levels.count("2") * per
     if ascii_only:
         return f
-    _non_ascii(f, text, raw, original, cls, near_events, scale)
+    _non_ascii(f, text, raw, original, cls, near_events, scale, wide, latin_ext, viet)
     return f
 
 
 def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls: bytes,
-               near_events: bytes, scale: float) -> None:
-    """The per-script counts, on the non-ASCII characters alone: a short string for code or
-    prose with a few accents, one byte per character for CJK."""
-    wide = raw.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION)
-    latin_ext = wide.count(b"L")
-    viet = wide.count(b"V")
+               near_events: bytes, scale: float, wide: bytes, latin_ext: float, viet: int) -> None:
+    """The per-script counts, on the non-ASCII characters alone (``wide``, one class letter
+    each: a short string for code or prose with a few accents, one byte per character for CJK)."""
     han, cjk = wide.count(b"H"), wide.count(b"k")
     rest = wide.translate(None, b"LHk")  # the rarer scripts are counted on what is left: a short string
     if latin_ext:
@@ -344,6 +345,32 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         f["latin_ext"] = max(0.0, latin_ext)
     if viet:
         f["viet"] = viet
+    if rest:  # (none in most Latin text)
+        _other_scripts(f, raw, original, rest)
+    kana = cjk
+    if cjk:
+        f["cjk_punct"] = original.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
+        kana = f["kana"] = cjk - f["cjk_punct"]
+    if han or cjk:
+        f["space_cjk"] = near_events.count(SPACE_CJK) * scale
+    if han:
+        japanese = min(1.0, 3 * kana / (kana + han))
+        # Both searches run on the non-ASCII characters alone (all of them in Chinese prose, a
+        # few in code or English with a Chinese phrase).
+        chars = original.translate(None, _ASCII).decode("utf-8", "surrogatepass")
+        head = chars if len(cls) <= _HAN_SAMPLE else text[:_HAN_SAMPLE]
+        marks = _pattern("variant").findall(head)  # "" for a traditional mark, the character for a simplified one
+        simp = len(marks) - marks.count("")
+        trad = len(marks) - simp
+        traditional = (trad + 0.5) / (trad + simp + 1)
+        f["han_rare"] = len(_pattern("rare_han").findall(chars))
+        f["han_j"] = han * japanese
+        f["han_t"] = han * (1 - japanese) * traditional
+        f["han_s"] = han * (1 - japanese) * (1 - traditional)
+
+
+def _other_scripts(f: dict[str, float], raw: bytes, original: bytes, rest: bytes) -> None:
+    """The counts of the rarer scripts, symbols and emoji (``rest``: their class letters)."""
     for key, klass in (("symbol", b"q"), ("emoji", b"e"), ("fullwidth", b"f")):
         n = rest.count(klass)
         if n:
@@ -367,23 +394,3 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         f["cyrillic_ext"] = original.count(b"\xd2") + original.count(b"\xd3")
     if "arabic" in f:
         f["arabic_ext"] = original.count(b"\xda") + original.count(b"\xdb")
-    kana = cjk
-    if cjk:
-        f["cjk_punct"] = original.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
-        kana = f["kana"] = cjk - f["cjk_punct"]
-    if han or cjk:
-        f["space_cjk"] = near_events.count(SPACE_CJK) * scale
-    if han:
-        japanese = min(1.0, 3 * kana / (kana + han))
-        # Both searches run on the non-ASCII characters alone (all of them in Chinese prose, a
-        # few in code or English with a Chinese phrase).
-        chars = original.translate(None, _ASCII).decode("utf-8", "surrogatepass")
-        head = chars if len(cls) <= _HAN_SAMPLE else text[:_HAN_SAMPLE]
-        marks = _pattern("variant").findall(head)  # "" for a traditional mark, the character for a simplified one
-        simp = len(marks) - marks.count("")
-        trad = len(marks) - simp
-        traditional = (trad + 0.5) / (trad + simp + 1)
-        f["han_rare"] = len(_pattern("rare_han").findall(chars))
-        f["han_j"] = han * japanese
-        f["han_t"] = han * (1 - japanese) * traditional
-        f["han_s"] = han * (1 - japanese) * (1 - traditional)
