@@ -156,6 +156,7 @@ _ACCENT_SAMPLE = 3000  # characters
 _RARE_LETTERS = "kwzjyv"
 _RARE_KEYS = [(ord(c), f"rare_{c}") for c in _RARE_LETTERS]
 _NOT_RARE = bytes(i for i in range(256) if chr(i) not in _RARE_LETTERS)
+_NOT_RARE_NOR_LATIN_PAIR = bytes(i for i in _NOT_RARE if i in _NOT_LATIN_PAIR)
 _PATTERNS: dict[str, re.Pattern[str]] = {}  # compiled on first use: the import stays light
 load_costs(BLOCK_COSTS)
 
@@ -221,13 +222,13 @@ def features(text: str) -> dict[str, float]:
     if ascii_only:
         raw = original = text.encode("ascii")
         cls = raw.translate(_CLASS_TABLE)
+        wide, latin_ext, viet = b"", 0, 0
     else:
         raw = original = text.encode("utf-8", "surrogatepass")
         if b"\xe1" in raw:
             raw = raw.translate(_VIET_SECOND).replace(b"\xe1\xb8", b"\xc0\xb8")
         cls = raw.translate(_CLASS_TABLE, _CONTINUATION)
-        # (one class letter per non-ASCII character: its Latin letters are its "L" and "V")
-        wide = raw.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION)
+        wide = raw.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION)  # (its Latin letters: "L", "V")
         latin_ext, viet = wide.count(b"L"), wide.count(b"V")
     n_chars = len(cls)
     pairs = _pairs(cls)
@@ -241,18 +242,16 @@ def features(text: str) -> dict[str, float]:
     if in_head:
         # (on the UTF-8 bytes of a short text: the same ASCII letters, one byte each)
         if n_chars <= _ENGLISH_SAMPLE:
-            th = original.count(b"th")
+            th, under = original.count(b"th"), original.count(b"_") if b"_" in original else 0
             he = original.count(b"he ") if th else 0  # (min(th, ...) is 0 without one)
-            under = original.count(b"_") if b"_" in original else 0
         else:
-            th = text.count("th", 0, _ENGLISH_SAMPLE)
+            th, under = text.count("th", 0, _ENGLISH_SAMPLE), text.count("_", 0, _ENGLISH_SAMPLE)
             he = text.count("he ", 0, _ENGLISH_SAMPLE) if th else 0
-            under = text.count("_", 0, _ENGLISH_SAMPLE)
         marks = min(th, _TH_PER_HE * he) + _UNDERSCORE_AS_TH * under
         english = min(1.0, marks / (_TH_PER_LETTER * in_head))
     else:
         english = 0.0
-    foreign = 1.0 - english
+    foreign, latin_head = 1.0 - english, None
     # Second-order features (how pieces join) are counted on a sample of a long text.
     sample, scale = _sample(cls)
     if sample is cls:
@@ -285,7 +284,9 @@ def features(text: str) -> dict[str, float]:
         if in_head:
             per = n_letters * foreign / in_head
             head = original if n_chars <= _ACCENT_SAMPLE else text[:_ACCENT_SAMPLE].encode("utf-8", "surrogatepass")
-            rare = head.translate(None, _NOT_RARE)  # the six letters alone: a short string
+            # (one pass keeps the rare letters and the accents' bytes: the accent counts read it too)
+            latin_head = head.translate(None, _NOT_RARE_NOR_LATIN_PAIR) if latin_ext else None
+            rare = (latin_head or head).translate(None, _NOT_RARE)  # the six letters alone: a short string
             for c, key in _RARE_KEYS if rare else ():
                 if c in rare:
                     f[key] = rare.count(c) * per
@@ -304,22 +305,25 @@ def features(text: str) -> dict[str, float]:
         f["gram_0"], f["gram_1"], f["gram_2"] = levels.count("0") * per, levels.count("1") * per, levels.count("2") * per
     if ascii_only:
         return f
-    _non_ascii(f, text, raw, original, cls, near_events, scale, wide, latin_ext, viet)
+    _non_ascii(f, text, raw, original, cls, near_events, scale, wide, latin_ext, viet, latin_head)
     return f
 
 
 def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls: bytes,
-               near_events: bytes, scale: float, wide: bytes, latin_ext: float, viet: int) -> None:
+               near_events: bytes, scale: float, wide: bytes, latin_ext: float, viet: int,
+               latin_head: bytes | None) -> None:
     """The per-script counts, on the non-ASCII characters alone (``wide``, one class letter
     each: a short string for code or prose with a few accents, one byte per character for CJK)."""
     han, cjk = wide.count(b"H"), wide.count(b"k")
-    rest = wide.translate(None, b"LHk")  # the rarer scripts are counted on what is left: a short string
+    rest = wide.translate(None, b"LHkV")  # the rarer scripts are counted on what is left: a short string
     if latin_ext:
         n_chars = len(cls)
-        head = original if n_chars <= _ACCENT_SAMPLE else text[:_ACCENT_SAMPLE].encode("utf-8", "surrogatepass")
+        if latin_head is None:  # (else the rare-letter count kept these bytes of the head, and a few more)
+            head = original if n_chars <= _ACCENT_SAMPLE else text[:_ACCENT_SAMPLE].encode("utf-8", "surrogatepass")
+            latin_head = head.translate(None, _NOT_LATIN_PAIR)
         factor = 1.0
         if n_chars > _ACCENT_SAMPLE:
-            in_head = head.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION).count(b"L")
+            in_head = latin_head.translate(_SCRIPT_TABLE, _ASCII_AND_CONTINUATION).count(b"L")
             factor = latin_ext / in_head if in_head else 0.0
         # The two-byte Latin characters of the head (U+0080-U+037F), without a search: every
         # byte but their lead bytes and the continuation bytes is deleted, and the continuation
@@ -328,7 +332,7 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         # Counted as bytes, not characters (a set or a Counter of characters beyond U+00FF makes
         # an object per character): the low byte of each UTF-16 unit whose high byte is 0, 1
         # or 2, the others zeroed with one AND.
-        utf16 = head.translate(None, _NOT_LATIN_PAIR).decode("utf-8", "ignore").encode("utf-16-le")
+        utf16 = latin_head.translate(None, _NOT_LATIN_PAIR).decode("utf-8", "ignore").encode("utf-16-le")
         low, high = utf16[0::2], utf16[1::2]
         for h, accents in _ACCENT_LOW.items():
             if h not in high:
@@ -376,7 +380,7 @@ def _other_scripts(f: dict[str, float], raw: bytes, original: bytes, rest: bytes
         if n:
             f[key] = n
     scripts = None
-    for klass, name, word in _SCRIPTS:
+    for klass, name, word in _SCRIPTS if rest.strip(b"qef") else ():  # (a script beyond symbols, emoji)
         n = rest.count(klass)
         if n:
             f[name] = n
