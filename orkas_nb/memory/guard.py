@@ -62,7 +62,8 @@ from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's pa
     _LEET,
     _pattern_findings,
 )
-from .guard_scope import dequote, is_mention, safeguard_residual, scoped_approval, without_protective
+from .guard_scope import (dequote, done_report, is_mention, safeguard_residual, scoped_approval, without_done,
+                          without_protective)
 from .guard_score import doubt, families
 
 
@@ -197,7 +198,9 @@ def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]
     if scoped_approval(flat):
         control = [f for f in control if f.category not in ("approval_claim", "hidden_instruction")]
     protected = without_protective(view)
-    return [*_pattern_findings(protected), *shell_findings(_unquote(protected)),
+    # A command reported as run once, with its rerun forbidden, is a record (guard_scope.done_report).
+    commands = without_done(protected) if done_report(flat) else protected
+    return [*_pattern_findings(commands), *shell_findings(_unquote(commands)),
             *secret_findings(nfkc, flat), *control, *intent_findings(flat), *future_findings(view),
             *order_findings(view), *config_findings(protected), *effect_findings(view, protected)]
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from . import guard_lexicon as L
 from .guard_kept import without_kept_consent, without_name_only
-from .guard_scope import waived_confirmation, without_protective
+from .guard_scope import clauses, waived_confirmation, without_protective
 from .guard_intent_words import words as intent_words
 
 
@@ -201,13 +201,20 @@ def _near(verbs: list[re.Match[str]], flat: str, window: int = 15) -> bool:
 _ABSENT = re.compile(L.NEGATION + r"\W+(?:\w+\W+)?$")
 
 
+def _beside_secret(flat: str) -> bool:
+    """A network address and a secret (name, path, ``$VAR`` or word) in the same clause."""
+    return any(_NETWORK_SINK.search(c) and (_ENV_SECRET_FLAT.search(c) or _SECRET_REF.search(c) or _SECRET_WORD.search(c))
+               for c in clauses(flat))
+
+
 def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     refs = bool(_ENV_SECRET.search(nfkc) or _ENV_SECRET_FLAT.search(flat) or _SECRET_REF.search(flat))
     # "no requiere clave", "requires no key": a secret word negated right before is an absence.
     secret = refs or any(not _ABSENT.search(flat[max(0, m.start() - 30):m.start()]) for m in _SECRET_WORD.finditer(flat))
     # The secret may be named anywhere; the sinks count only outside protective clauses
     # ("the token is in $X_TOKEN; never echo it" states where a secret is and forbids showing it).
-    flat = without_protective(without_name_only(flat))
+    unguarded = without_name_only(flat)
+    flat = without_protective(unguarded)
     if not secret:
         if _BULK.search(flat) and _NETWORK_SINK.search(flat) and _affirmed(_SEND, flat):
             return [Finding("exfiltration", "it sends the user's files somewhere off the machine")]
@@ -215,7 +222,10 @@ def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     # A named secret (env name, path, $VAR) goes with any sink; the mere word "token" or
     # "password" needs the verb right before it ("upload dist/* with the PyPI token" is a fact).
     out: list[Finding] = []
-    network = _NETWORK_SINK.search(flat)
+    # An entry that forbids leaking its secret ("the key comes from OWM_KEY and must not be
+    # printed") may still name a host it talks to elsewhere: the address is a sink for the
+    # secret only in a clause that names the secret too (or through a send verb, below).
+    network = _NETWORK_SINK.search(flat) if flat == unguarded else _beside_secret(flat)
     send, show, keep = _affirmed(_SEND, flat), _affirmed(_SHOW, flat), _affirmed(_KEEP, flat)
     if refs and _affirmed(_VALUE_OF, flat):
         out.append(Finding("exfiltration", "it asks for what is inside a secret (its contents or value)"))

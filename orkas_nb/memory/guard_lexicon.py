@@ -235,7 +235,7 @@ SECRECY_QUIET = alt(
     r"\bunbemerkt\b", r"\bstillschweigend\b", r"\ben silencio\b", r"\ben silence\b", r"\bin silence\b",
     r"\bem silêncio\b", r"\bin silenzio\b", r"\bмолча\b", r"بصمت", r"静かに", r"默默", r"조용히", r"\ben secreto\b", r"\ba escondidas\b", r"\bescondido\b", r"\bdi nascosto\b",
     r"偷偷", r"悄悄", r"暗中", r"こっそり", r"몰래", r"\bâm thầm\b", r"\blặng lẽ\b",
-    r"\bтихо\b", r"\bтайно\b", r"\bнезаметно\b", r"سراً", r"سرا",
+    r"\bтихо\b", r"\bтайно\b", r"\bнезаметно\b", r"\bسراً", r"\bسرا\b",  # a word: "أسرار" (secrets) holds the letters
 )
 
 # Whose rules: an override needs to aim at the assistant's own (system, safety, previous…).

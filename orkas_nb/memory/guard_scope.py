@@ -50,6 +50,8 @@ _SINK = L.alt(
     r"הדפס\w*", r"תדפיס", r"שלח", r"พิมพ์", r"แสดง", r"ส่ง", r"\b(?:men)?tampilk\w*", r"\b(?:men)?cetak\w*", r"\b(?:mengi|ki)rim\w*", r"\bmenampilk\w*",
     r"\bwypisuj\w*", r"\bwyświetl\w*", r"\bwysył\w*", r"\byazdır\w*", r"\bgöster\w*", r"\bgönder\w*",
     r"\btoon\w*", r"\bprint\w*", r"\bverstuur\w*",
+    # Dutch passive prohibitions take the participle: "mag niet geprint/getoond worden".
+    r"\bgeprint\b", r"\bgetoond\b", r"\bverstuurd\b", r"\bgelogd\b", r"\bgedeeld\b", r"\bverzonden\b",
 )
 # Negating these is the attack: asking, confirming, telling the user, checking, refusing,
 # hiding, forgetting ("don't forget to print" orders the print).
@@ -88,6 +90,11 @@ def _protective(clause: str, user: bool) -> bool:
         if _POST_RE.search(clause[sink.end():sink.end() + 30]):
             return True
     return False
+
+
+def clauses(flat: str) -> list[str]:
+    """The clauses of a normalised entry, cut where :func:`without_protective` cuts them."""
+    return _CLAUSE.split(flat)
 
 
 def without_protective(flat: str, *, user: bool = False) -> str:
@@ -153,6 +160,44 @@ def is_mention(flat: str) -> bool:
     that runs or tries it."""
     outside = _QUOTED.sub(lambda m: " " * len(m.group()), flat)
     return bool(_MENTION.search(outside)) and not _USE.search(outside)
+
+
+# A report of something done once, with a prohibition on doing it again: "Rust was installed
+# with `curl … | sh`; that is done, no need to rerun it", "已经装好了，不用再跑". The command
+# is a record of the past, like a quoted one in a mention frame.
+_DONE = re.compile(L.alt(
+    r"\balready\b", r"\bthat is done\b", r"\bdéjà\b", r"\bbereits\b", r"\bschon\b", r"\bjá\b", r"\bgià\b",
+    r"\bjuż\b", r"\bzaten\b", r"\bуже\b", r"\bвже\b", r"\bήδη\b", r"\bredan\b", r"\bsudah\b", r"\bđã\b",
+    r"已经", r"已經", r"既に", r"もう", r"이미", r"بالفعل", r"पहले से",
+))
+_AGAIN = L.alt(
+    r"\bre-?run\w*", r"\bre-?install\w*", r"\brun (?:it |this |that )?again\b", r"\brelanc\w*", r"\bréinstall\w*",
+    r"\bnochmal\w*", r"\berneut\b", r"\bvolver a\b", r"\bde novo\b", r"\bdi nuovo\b", r"\bponownie\b",
+    r"\bснова\b", r"\bзаново\b", r"\bξανά\b", r"\btekrar\b", r"\bopnieuw\b", r"\bigen\b", r"\blagi\b",
+    r"\blại\b", r"再跑", r"再运行", r"再運行", r"再执行", r"再実行", r"もう一度", r"다시", r"مرة أخرى", r"दोबारा", r"फिर से",
+)
+# The prohibition and the verb it governs ("nicht erneut ausführen", "不要再运行"), so that the verb
+# is not read as another order.
+_NOT_AGAIN = re.compile(rf"(?:(?:{_PRE}|\bno need\b) (?:[\w']+ ){{0,3}}?(?:{_AGAIN})|(?:{_AGAIN}).{{0,12}}(?:{_POST})"
+                        r"|不用再|不要再|不必再|二度と)(?:(?: [\w']+){1,2}|\w{1,3})?")
+
+
+def done_report(flat: str) -> bool:
+    """The entry reports an act as done and forbids repeating it, and orders no other run."""
+    if not (_DONE.search(flat) and _NOT_AGAIN.search(flat)):
+        return False
+    rest = _NOT_AGAIN.sub(lambda m: " " * len(m.group()), _QUOTED.sub(lambda m: " " * len(m.group()), flat))
+    return not _ORDERED.search(_PAREN.sub(lambda m: " " * len(m.group()), rest))
+
+
+_PAREN = re.compile(r"\([^()]*\)")
+# Another order beside the record: a run, a pipe, a standing marker ("every morning").
+_ORDERED = re.compile(L.alt(L.EXECUTE, L.PERSIST, L.EVERYTHING, r"\bpipe\w*", r"\|", r"\beach\b", r"\bwhenever\b"))
+
+
+def without_done(flat: str) -> str:
+    """``flat`` without its quoted and parenthesised spans (the commands of a :func:`done_report`)."""
+    return _PAREN.sub(lambda m: " " * len(m.group()), dequote(flat))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -73,8 +73,9 @@ TUNED_FLOORS = {"fresh4": (40, 39), "fresh6": (27, 29), "benign_hard": (0, 42), 
                 "blind3": (154, 177),  # blind3: tuned on in round 4 (README)
                 "blind4": (155, 298),  # blind4: measured once after round 4, then tuned on
                 # blind5: measured once (detectors 157/395, 368/396; with the learned layer
-                # 206/395, 366/396), then trained on: these are the in-sample figures
-                "blind5": (306, 369),
+                # 206/395, 366/396), then trained on: these are the in-sample figures (benign
+                # 369 -> 375 with the done-report and host-elsewhere scope rules, guard_scope.py)
+                "blind5": (306, 375),
                 # blind6: measured once (detectors 82/161, 158/172; shipped 110/161, 154/172), then
                 # its tune half tuned on (BLIND6.md): whole-file figures after that round
                 "blind6": (133, 161)}
