@@ -36,7 +36,8 @@ from ..core.messages import (
 )
 from .base import StreamDone, StreamText, StreamThinking, StreamToolCall
 from .sse import iter_sse
-from .transport import HttpOptions, HttpProvider, dumps, error_from_stream, tool_call_block
+from .http_errors import error_from_stream
+from .transport import HttpOptions, HttpProvider, dumps, tool_call_block
 
 if TYPE_CHECKING:  # only in annotations
     from ..core.messages import Message, ToolCallBlock

@@ -1,57 +1,26 @@
 """What both HTTP providers share: :class:`HttpProvider` (its options, the client, the one POST
-of an attempt, the tool-JSON cache, ``capabilities``, ``stream``) and HTTP failures → the error tree.
-A wire module writes ``body``, ``_encode_tools`` and ``_parse``, and nothing else of the plumbing.
-
-Every failure of one HTTP attempt leaves this module as an exception of
-:mod:`orkas_nb.core.errors`, so the retry/rotation layer above decides on ``action`` alone:
-
-- connection refused/reset, read timeout, a cut or malformed stream → ``TransientError``
-  (``StreamTruncatedError`` for a stream that ended without its terminal event);
-- 408/409/5xx/529 → ``TransientError``; 429 → ``RateLimitError`` with ``retry_after``
-  (an OpenAI 429 whose code is ``insufficient_quota`` is an ``AccountError``: no balance);
-- 401/402/403 → ``AccountError``; a prompt over the window → ``ContextOverflowError``;
-  content policy → ``ContentPolicyError``; other 4xx → ``RequestError``.
+of an attempt, the tool-JSON cache, ``capabilities``, ``stream``). A wire module writes ``body``,
+``_encode_tools`` and ``_parse``, and nothing else of the plumbing. Every failure of an attempt
+leaves as an exception of :mod:`orkas_nb.core.errors` (the mapping: :mod:`.http_errors`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
-import time
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar, TypedDict
 
 import httpx
 
-from ..core.errors import (
-    AccountError,
-    ContentPolicyError,
-    ContextOverflowError,
-    ProviderError,
-    RateLimitError,
-    RequestError,
-    StreamTruncatedError,
-    TransientError,
-)
+from ..core.errors import ProviderError, RequestError, StreamTruncatedError, TransientError
 from ..core.messages import ToolCallBlock
 from .base import ModelRequest, ProviderCapabilities, StreamEvent, StreamingProvider, ToolSpec
 from .catalog import Catalog
+from .http_errors import error_from_exception, error_from_status, raise_for_status
 from .pool import DEFAULT_TIMEOUT, POOL, client_key, make_client  # noqa: F401  (make_client: re-exported)
-
-# Phrases that the common servers use for a prompt longer than the model's window.
-_OVERFLOW_MARKERS = (
-    "context_length_exceeded",
-    "maximum context length",
-    "prompt is too long",
-    "exceed_context_size",
-    "exceeds the available context size",
-    "context window",
-    "too many tokens",
-    "input is too long",
-)
-_POLICY_MARKERS = ("content_policy", "content_filter", "safety system")
+from .sampling import SamplingRefusals
 
 
 def dumps(obj: Any) -> str:
@@ -69,113 +38,6 @@ def tool_call_block(call_id: str, name: str, raw: str) -> ToolCallBlock:
     if isinstance(args, dict):
         return ToolCallBlock(id=call_id, name=name, arguments=args)
     return ToolCallBlock(id=call_id, name=name, raw_arguments=raw)
-
-
-def parse_retry_after(headers: httpx.Headers) -> float | None:
-    """``retry-after-ms``, ``retry-after`` in seconds, or an HTTP date; None when absent or bad."""
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _error_fields(body: str) -> tuple[str, str, str]:
-    """(type, code, message) from an OpenAI or Anthropic error body, tolerant of anything."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return "", "", body[:500]
-    err = data.get("error", data) if isinstance(data, dict) else {}
-    if not isinstance(err, dict):
-        return "", "", str(err)[:500]
-    return (
-        str(err.get("type") or ""),
-        str(err.get("code") or ""),
-        str(err.get("message") or body[:500]),
-    )
-
-
-def error_from_status(status: int, body: str, headers: httpx.Headers, provider: str) -> ProviderError:
-    """Map an HTTP error response to the error tree (see the module docstring)."""
-    etype, code, message = _error_fields(body)
-    text = f"{provider}: HTTP {status}: {message}"
-    kw: dict[str, Any] = {"status": status, "provider": provider, "body": body[:2000]}
-    blob = f"{etype} {code} {message}".lower()
-    if status == 429:
-        if "insufficient_quota" in blob or "billing" in blob:
-            return AccountError(text, **kw)
-        return RateLimitError(text, retry_after=parse_retry_after(headers), **kw)
-    if status in (401, 402, 403):
-        return AccountError(text, **kw)
-    if status in (408, 409) or status >= 500:
-        return TransientError(text, retry_after=parse_retry_after(headers), **kw)
-    if any(marker in blob for marker in _OVERFLOW_MARKERS):
-        return ContextOverflowError(text, **kw)
-    if any(marker in blob for marker in _POLICY_MARKERS):
-        return ContentPolicyError(text, **kw)
-    return RequestError(text, **kw)
-
-
-def error_from_exception(exc: Exception, provider: str) -> ProviderError:
-    """An httpx failure (no HTTP status) as a transient error, with a readable reason."""
-    if isinstance(exc, httpx.TimeoutException):
-        reason = f"timed out ({type(exc).__name__})"
-    elif isinstance(exc, httpx.ConnectError):
-        reason = f"cannot connect: {exc}"
-    elif isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
-        reason = f"connection dropped: {exc or type(exc).__name__}"
-    else:
-        reason = f"{type(exc).__name__}: {exc}"
-    return TransientError(f"{provider}: {reason}", provider=provider)
-
-
-async def raise_for_status(response: httpx.Response, provider: str) -> None:
-    if response.status_code >= 400:
-        body = (await response.aread()).decode("utf-8", "replace")
-        raise error_from_status(response.status_code, body, response.headers, provider)
-    ctype = response.headers.get("content-type", "")
-    if "text/event-stream" not in ctype:
-        # A success status with no stream is the server's settled answer (a proxy's page, an
-        # endpoint that ignores "stream", an error object sent with 200): the same request
-        # gets the same reply, so it is not retried; an error object keeps its own meaning.
-        body = (await response.aread()).decode("utf-8", "replace")
-        try:
-            payload = json.loads(body)
-        except ValueError:
-            payload = None
-        if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
-            raise error_from_stream(payload, provider)
-        raise RequestError(
-            f"{provider}: expected an event stream, got {ctype or 'no content type'} with HTTP "
-            f"{response.status_code}: {body[:300]} (is the base URL an API endpoint that streams?)",
-            status=response.status_code, provider=provider, body=body[:2000],
-        )
-
-
-def error_from_stream(payload: dict[str, Any], provider: str) -> ProviderError:
-    """An error announced inside a stream (OpenAI ``{"error":…}``, Anthropic ``event: error``)."""
-    err = payload.get("error", payload)
-    etype = str(err.get("type") or "") if isinstance(err, dict) else ""
-    status = {
-        "overloaded_error": 529, "api_error": 500, "server_error": 500, "rate_limit_error": 429,
-        "authentication_error": 401, "permission_error": 403, "billing_error": 402,
-        "not_found_error": 404, "request_too_large": 413,
-    }.get(etype, 400 if "invalid_request" in etype else 500)
-    return error_from_status(status, json.dumps(payload), httpx.Headers(), provider)
 
 
 class HttpOptions(TypedDict, total=False):
@@ -246,6 +108,7 @@ class HttpProvider(StreamingProvider):
         self._tools_key: tuple[int, ...] | None = None
         self._tools_ref: list[ToolSpec] | None = None
         self._tools_json = ""
+        self._sampling = SamplingRefusals(self.id)
 
     def capabilities(self, model: str) -> ProviderCapabilities:
         return ProviderCapabilities(
@@ -364,13 +227,25 @@ class HttpProvider(StreamingProvider):
         return self._tools_json
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        response = await self._send("POST", self.stream_path, self.body(request), stream=True)
+        response, request = await self._open(self._sampling.apply(request))
         try:
-            await self._check(response, stream=True)
             async for event in self._parse(response, request):
                 yield event
         finally:
             await response.aclose()
+
+    async def _open(self, request: ModelRequest) -> tuple[httpx.Response, ModelRequest]:
+        """The checked stream and the request it answers (without what the model refuses)."""
+        response = await self._send("POST", self.stream_path, self.body(request), stream=True)
+        try:
+            await self._check(response, stream=True)
+        except BaseException as exc:
+            await response.aclose()
+            lighter = self._sampling.after(exc, request) if isinstance(exc, RequestError) else None
+            if lighter is None:
+                raise
+            return await self._open(lighter)  # sent again, before any event (:mod:`.sampling`)
+        return response, request
 
     def _malformed(self, data: str) -> TransientError:
         """A stream event that is not the wire's JSON."""

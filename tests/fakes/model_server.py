@@ -55,6 +55,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from .checks import ANTHROPIC_VERSIONS, Rejected, check_anthropic, check_openai, warm
+from .sampling import check_sampling
 from .wire import (
     REASONS,
     Fault,
@@ -363,6 +364,8 @@ class ModelServer:
             check_anthropic(payload, version=version or "2023-06-01", compatible=self.compatible)
         else:
             check_openai(payload, compatible=self.compatible)
+        if not self.compatible:
+            check_sampling(wire, payload)
         return payload
 
     def _next_step(self, payload: dict) -> Step:
