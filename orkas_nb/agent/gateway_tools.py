@@ -52,35 +52,35 @@ def gateway_tools(member: ExternalMember, abort: Any) -> list[GatewayTool]:
             raise ValueError(f"no skill {name!r} here; skills: {', '.join(skills) or 'none'}")
         return skills[name]
 
-    async def list_skills(args: dict[str, Any]) -> tuple[str, bool]:
-        return json.dumps([{"name": s.name, "description": s.description, "tier": s.tier}
-                           for s in skills.values()], ensure_ascii=False), False
+    async def list_skills(args: dict[str, Any]) -> GatewayReply:
+        return GatewayReply(json.dumps([{"name": s.name, "description": s.description, "tier": s.tier}
+                                        for s in skills.values()], ensure_ascii=False))
 
-    async def read_skill(args: dict[str, Any]) -> tuple[str, bool]:
+    async def read_skill(args: dict[str, Any]) -> GatewayReply:
         from ..team.skill_tool import load_skill
 
         out = await asyncio.to_thread(load_skill, skill(args))
-        return out.text, out.is_error
+        return GatewayReply(out.text, out.is_error)
 
-    async def run_skill(args: dict[str, Any]) -> tuple[str, bool]:
+    async def run_skill(args: dict[str, Any]) -> GatewayReply:
         chosen = skill(args)
         command = args.get("command")
         if not isinstance(command, str) or not command.strip():
-            return "command: a bash command line is needed (see read_skill)", True
+            return GatewayReply("command: a bash command line is needed (see read_skill)", True)
         bash = _bash(member, [chosen.folder])
         out = await bash.execute({"command": command, "env": {"SKILL_DIR": str(chosen.folder)}},
                                  ctx())
-        return out.text, out.is_error
+        return GatewayReply(out.text, out.is_error)
 
-    async def search_knowledge(args: dict[str, Any]) -> tuple[str, bool]:
+    async def search_knowledge(args: dict[str, Any]) -> GatewayReply:
         from ..memory import format_hits
 
         kb = _knowledge(member)
         if kb is None:
-            return "this workspace has no knowledge base", True
+            return GatewayReply("this workspace has no knowledge base", True)
         query, k = str(args.get("query", "")), int(args.get("k", 5) or 5)
         hits = await asyncio.to_thread(kb.search, query, max(1, min(k, 20)))
-        return format_hits(hits), False
+        return GatewayReply(format_hits(hits))
 
     async def connectors() -> dict[str, Any]:
         if "connectors" not in state:
@@ -91,16 +91,17 @@ def gateway_tools(member: ExternalMember, abort: Any) -> list[GatewayTool]:
             state["connectors"] = {t.name: t for t in found}
         return state["connectors"]  # type: ignore[no-any-return]
 
-    async def list_connectors(args: dict[str, Any]) -> tuple[str, bool]:
+    async def list_connectors(args: dict[str, Any]) -> GatewayReply:
         tools = await connectors()
-        return json.dumps([{"name": t.name, "description": t.description,
-                            "input_schema": t.input_schema} for t in tools.values()]), False
+        return GatewayReply(json.dumps([{"name": t.name, "description": t.description,
+                                         "input_schema": t.input_schema} for t in tools.values()]))
 
-    async def call_connector(args: dict[str, Any]) -> tuple[str, bool] | GatewayReply:
+    async def call_connector(args: dict[str, Any]) -> GatewayReply:
         tools = await connectors()
         tool = tools.get(str(args.get("tool")))
         if tool is None:
-            return f"no connector tool {args.get('tool')!r}; tools: {', '.join(tools) or 'none'}", True
+            return GatewayReply(f"no connector tool {args.get('tool')!r}; tools: {', '.join(tools) or 'none'}",
+                                True)
         out = await tool.execute(dict(args.get("arguments") or {}), ctx())
         # handed on as the server gave them: images stay images, structured content stays JSON
         return GatewayReply(out.text, bool(out.is_error or out.denied),

@@ -58,13 +58,12 @@ class GatewayReply:
 
 @dataclass(frozen=True)
 class GatewayTool:
-    """One tool the gateway serves: ``handler(arguments)`` returns (text, is_error) or a
-    :class:`GatewayReply`."""
+    """One tool the gateway serves: ``handler(arguments)`` returns a :class:`GatewayReply`."""
 
     name: str
     description: str
     input_schema: dict[str, Any]
-    handler: Callable[[dict[str, Any]], Awaitable[tuple[str, bool] | GatewayReply]]
+    handler: Callable[[dict[str, Any]], Awaitable[GatewayReply]]
 
 
 @dataclass(frozen=True)
@@ -224,8 +223,10 @@ class Gateway:
                                      True)
             else:
                 try:
-                    got = await tool.handler(dict(params.arguments or {}))
-                    reply = got if isinstance(got, GatewayReply) else GatewayReply(*got)
+                    reply = await tool.handler(dict(params.arguments or {}))
+                    if not isinstance(reply, GatewayReply):
+                        raise TypeError(f"tool {params.name!r} answered {type(reply).__name__}, "
+                                        "not a GatewayReply")
                 except Exception as exc:  # noqa: BLE001 - the caller gets the error, we go on
                     reply = GatewayReply(f"{type(exc).__name__}: {exc}", True)
             content: list[Any] = [types.TextContent(type="text", text=reply.text)]

@@ -22,8 +22,8 @@ from orkas_nb.harness.approval import ApprovalRequest, Decision
 AGENT = Path(__file__).parents[1] / "fakes" / "external_agent.py"
 
 
-async def _echo(args: dict) -> tuple[str, bool]:
-    return f"echo {args.get('x')}", False
+async def _echo(args: dict) -> GatewayReply:
+    return GatewayReply(f"echo {args.get('x')}")
 
 
 ECHO = GatewayTool("echo", "Echo x.", {"type": "object", "properties": {"x": {"type": "string"}}},
