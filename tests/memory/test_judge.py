@@ -21,6 +21,7 @@ from orkas_nb.memory.guard import scan
 from orkas_nb.memory.guard_judge import JUDGE_SYSTEM, MemoryJudge, judge_for
 from orkas_nb.memory.notes import CrossSessionMemory
 from orkas_nb.memory.tools import memory_tool
+from orkas_nb.providers.anthropic_messages import AnthropicProvider
 from orkas_nb.providers.auth import StaticKey
 from orkas_nb.providers.openai_chat import OpenAIChatProvider
 from tests.fakes.model_server import Fault, ModelServer, Reply
@@ -59,6 +60,18 @@ async def test_keep_and_refuse_answers_and_the_capped_request(model_server: Mode
     text = user["content"] if isinstance(user["content"], str) else user["content"][0]["text"]
     assert "x" * 200 in text and "x" * 201 not in text and "rule_override: unsure" in text
     assert len(body["messages"]) == 2  # no history: the entry and the doubts only
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-5-5", "claude-opus-4-7"])
+async def test_a_judge_model_that_refuses_temperature_still_judges(model_server: ModelServer, model: str) -> None:
+    # The judge asks for temperature 0; these models answer any temperature with a 400, and a
+    # judge that cannot be asked refuses: every doubtful entry would be lost (providers/sampling.py).
+    provider = AnthropicProvider(base_url=model_server.anthropic_url, token_source=StaticKey("k"))
+    j = MemoryJudge(provider, model, mode="doubtful", max_chars=200)
+    model_server.push(Reply(text="KEEP"), Reply(text="KEEP"))
+    assert not (await j.decide(DOUBTFUL)).refuse
+    assert not (await j.decide(DOUBTFUL)).refuse
+    assert [p.json.get("temperature") for p in model_server.posts()] == [0.0, None, None]
 
 
 async def test_a_failed_or_garbled_judge_refuses(model_server: ModelServer) -> None:
