@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["connector_tools", "review", "shutdown"]
+__all__ = ["connector_tool_names", "connector_tools", "review", "shutdown"]
 
 
 def __getattr__(name: str) -> Any:
@@ -32,6 +32,10 @@ def __getattr__(name: str) -> Any:
         from .tools import connector_tools
 
         return connector_tools
+    if name == "connector_tool_names":
+        from .tools import connector_tool_names
+
+        return connector_tool_names
     if name == "review":
         from .asking import review
 

@@ -90,7 +90,7 @@ def review(workspace: str | Path, name: str, approver: Any) -> Review:
             manager().stop(workspace, name)
             return Review(name, False, launch, server_run.tools,
                           message=f"the changed tools of {name!r} were not approved; stopped")
-    consent.set_tools(server, digest)
+    consent.set_tools(server, digest, [t.name for t in server_run.tools])
     return Review(name, True, launch, server_run.tools,
                   message=f"{name!r} runs with {len(server_run.tools)} tool(s)")
 

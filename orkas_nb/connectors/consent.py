@@ -78,12 +78,16 @@ class ConsentStore:
                 "approved_at": time.time()}
             self._write(data)
 
-    def set_tools(self, server: ServerConfig, tools: str) -> None:
+    def set_tools(self, server: ServerConfig, tools: str, names: list[str] | None = None) -> None:
+        """Record the hash of the approved server's tools, and their names (so that listing
+        the agents that use them needs no start: :func:`~.tools.connector_tool_names`)."""
         with _lock:
             data = self._read()
             rec = data["servers"].get(launch_key(server))
             if rec is not None:
                 rec["tools_hash"] = tools
+                if names is not None:
+                    rec["tool_names"] = list(names)
                 self._write(data)
 
     def revoke(self, name: str) -> None:

@@ -178,6 +178,33 @@ def connector_tools(workspace: str | Path, taken: list[str], *, approver: Any = 
     return out, notices
 
 
+def connector_tool_names(workspace: str | Path, taken: list[str]) -> list[str]:
+    """The model names of the configured, enabled and approved servers' tools, as their last
+    start recorded them in the consent store, without starting them; a server approved but
+    never started since is started once to learn them (as :func:`connector_tools` would)."""
+    from . import config as cfg
+
+    try:
+        servers = cfg.load(Path(workspace).resolve())
+    except Exception:  # noqa: BLE001 - connector_tools reports a broken config when it runs
+        return []
+    consent = ConsentStore()
+    used, unknown = list(taken), []
+    for name, server_cfg in servers.items():
+        record = None if server_cfg.disabled else consent.record(server_cfg)
+        if record is None:
+            continue
+        if record.get("tool_names") is None:
+            unknown.append(name)
+            continue
+        assigned, _ = names.assign(name, record["tool_names"], used)
+        used += list(assigned)
+    if unknown:
+        found, _ = connector_tools(workspace, used, only=unknown)
+        used += [t.name for t in found]
+    return used[len(taken):]
+
+
 class _StartFailed(str):
     """The notice of a server that was approved but did not start (the model is told too)."""
 
@@ -194,11 +221,12 @@ def _server_tools(workspace: Path, server_cfg: ServerConfig, consent: ConsentSto
     except Exception as exc:  # noqa: BLE001 - ServerUnavailable, a secret that cannot open
         return [], _StartFailed(exc)
     digest = tools_hash(tool_dicts(server.tools))
-    if record.get("tools_hash") is None:
-        consent.set_tools(server_cfg, digest)
-    elif record["tools_hash"] != digest:
+    if record.get("tools_hash") not in (None, digest):
         return [], (f"MCP server {name!r} changed its tools since you approved it; they are "
                     f"left out until `%agent mcp test {name}` asks you again")
+    remote = [t.name for t in server.tools]
+    if record.get("tools_hash") is None or record.get("tool_names") != remote:
+        consent.set_tools(server_cfg, digest, remote)
     assigned, problems = names.assign(name, [t.name for t in server.tools], used)
     by_remote = {t.name: t for t in server.tools}
     tools = [McpTool(server, by_remote[remote], model_name, approver=approver, consent=consent)
@@ -206,4 +234,4 @@ def _server_tools(workspace: Path, server_cfg: ServerConfig, consent: ConsentSto
     return tools, "; ".join(problems) or None
 
 
-__all__ = ["McpTool", "OUTPUT_CAP", "connector_tools", "to_output", "tool_dicts"]
+__all__ = ["McpTool", "OUTPUT_CAP", "connector_tool_names", "connector_tools", "to_output", "tool_dicts"]

@@ -196,3 +196,28 @@ def test_the_approval_widget_offers_always_for_a_connector_only() -> None:
 
     assert Decision.ALWAYS in prompt("connector").buttons
     assert Decision.ALWAYS not in prompt("command").buttons
+
+
+async def test_listing_the_agents_starts_no_server_that_has_started_once(home, ws) -> None:
+    from orkas_nb.connectors.tools import connector_tool_names
+
+    listing = _custom(ws, ["lookup", "Find Things"])
+    assert not connector_tool_names(ws, [])  # not approved: no names, nothing started
+    assert not manager().running()
+    assert review(ws, "custom", lambda r: "once").approved  # the review starts it, names recorded
+    manager().stop(ws.resolve(), "custom")
+    listing.write_text(json.dumps(["gone"]))  # a start now would list another tool
+    names_now = connector_tool_names(ws, ["read_file"])
+    assert names_now == ["mcp__custom__lookup", "mcp__custom__Find_Things"]
+    assert not manager().running()
+    # A record from before names were kept (hash only): learned by one start, then recorded.
+    record = ConsentStore().record(cfg.load(ws)["custom"])
+    ConsentStore().set_tools(cfg.load(ws)["custom"], record["tools_hash"])
+    data = json.loads(ConsentStore().path.read_text())
+    for rec in data["servers"].values():
+        rec.pop("tool_names", None)
+    ConsentStore().path.write_text(json.dumps(data))
+    listing.write_text(json.dumps(["lookup", "Find Things"]))
+    assert connector_tool_names(ws, []) == ["mcp__custom__lookup", "mcp__custom__Find_Things"]
+    assert manager().running()
+    assert ConsentStore().record(cfg.load(ws)["custom"])["tool_names"] == ["lookup", "Find Things"]

@@ -102,11 +102,14 @@ def skills_command(state: NotebookState, args: list[str]) -> None:
 
 def known_tools(state: NotebookState) -> list[str]:
     """The tool names a definition may list: the workspace tools, memory and the knowledge
-    base, and the notebook's @tool functions."""
+    base, the notebook's @tool functions, and the approved MCP servers' tools as their last
+    start recorded them (listing agents starts no server that has started once)."""
     from ...agent.assembly import assemble_tools
+    from ...connectors import connector_tool_names
     from ...harness.tool_protocol import FunctionTool
 
-    names = [t.name for t in assemble_tools(state.workspace)] + ["memory", "kb_search"]
+    names = [t.name for t in assemble_tools(state.workspace, connectors=False)]
+    names += connector_tool_names(state.workspace, names) + ["memory", "kb_search"]
     names += [v.name for k, v in state.shell.user_ns.items()
               if not k.startswith("_") and isinstance(v, FunctionTool)]
     return list(dict.fromkeys(names))
