@@ -35,6 +35,16 @@ HOME_CREDENTIALS = (
     "Library/Jupyter/runtime", ".jupyter/jupyter_server_config.json",
     ".jupyter/jupyter_notebook_config.json", ".config/pip/pip.conf", ".pip/pip.conf", ".condarc",
     ".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
+    ".local/share/fish/fish_history", ".node_repl_history", ".sqlite_history", ".rediscli_history",
+    ".ipython/profile_default/history.sqlite",
+    # Data tools: warehouse and notebook-service logins, where data people keep them.
+    ".kaggle", ".config/kaggle", ".dbt/profiles.yml", ".snowsql", ".snowflake", ".config/snowflake",
+    ".config/gspread", ".my.cnf", ".mylogin.cnf", ".Renviron", ".config/rstudio/rstudio-prefs.json",
+    # Other tools' tokens: coding agents, build tools, clouds.
+    ".claude/.credentials.json", ".claude.json", ".codex/auth.json", ".config/github-copilot",
+    ".terraformrc", ".pulumi/credentials.json", ".oci", ".ibmcloud", ".config/doctl",
+    ".m2/settings.xml", ".gradle/gradle.properties", ".composer/auth.json",
+    ".config/composer/auth.json", ".local/share/python_keyring", ".config/sops",
     ".config/orkas_nb", ".orkas_nb",
 )
 # Environment variables that move a credential store, with the store's path below their value
@@ -46,7 +56,11 @@ ENV_CREDENTIALS: Mapping[str, tuple[str, ...]] = {
     "GH_CONFIG_DIR": ("",), "AZURE_CONFIG_DIR": ("",), "NETRC": ("",),
     "NPM_CONFIG_USERCONFIG": ("",), "GOOGLE_APPLICATION_CREDENTIALS": ("",),
     "HF_HOME": ("token",), "JUPYTER_RUNTIME_DIR": ("",), "XDG_RUNTIME_DIR": ("jupyter",),
-    "GEM_HOME": ("credentials",),
+    "GEM_HOME": ("credentials",), "KAGGLE_CONFIG_DIR": ("",), "DBT_PROFILES_DIR": ("profiles.yml",),
+    "IPYTHONDIR": ("profile_default/history.sqlite",), "PULUMI_HOME": ("credentials.json",),
+    "TF_CLI_CONFIG_FILE": ("",), "GRADLE_USER_HOME": ("gradle.properties",),
+    "COMPOSER_HOME": ("auth.json",), "CLAUDE_CONFIG_DIR": ("",), "CODEX_HOME": ("auth.json",),
+    "SNOWFLAKE_HOME": ("",), "MYSQL_TEST_LOGIN_FILE": ("",),
     # The connectors' key file, encrypted values and consent store (core/locations.py:
     # secrets_dir); the default place is under ~/.config/orkas_nb, listed above.
     "ORKAS_SECRETS_DIR": ("",), "ORKAS_CONFIG_DIR": ("secrets",),

@@ -122,3 +122,32 @@ def test_credentials_refused_by_real_path_and_xdg_location(world) -> None:
             policy.check(raw)
     assert policy.check(".config/tool/settings.ini").path.name == "settings.ini"
     assert policy.check(".cargo/bin/cargo-fmt").path.name == "cargo-fmt"
+
+
+DATA_TOOL_LOGINS = (".kaggle/kaggle.json", ".dbt/profiles.yml", ".snowflake/connections.toml",
+                    ".snowsql/config", ".config/gspread/service_account.json", ".my.cnf",
+                    ".ipython/profile_default/history.sqlite", ".claude/.credentials.json",
+                    ".codex/auth.json", ".config/github-copilot/apps.json", ".Renviron",
+                    ".pulumi/credentials.json", ".m2/settings.xml", ".local/share/fish/fish_history")
+
+
+def test_the_logins_of_data_tools_and_other_agents_are_credentials(world) -> None:
+    """Where data people's tools keep their logins (warehouses, Kaggle, Sheets, IPython's
+    history of typed keys) and other coding agents their tokens, with the home as workspace."""
+    policy = PathPolicy(world.home)
+    for raw in DATA_TOOL_LOGINS:
+        with pytest.raises(PathRefused, match="credential"):
+            policy.check(raw)
+    assert policy.check(".ipython/profile_default/startup/00-setup.py").path.name == "00-setup.py"
+    assert policy.check(".dbt/logs/dbt.log").path.name == "dbt.log"
+
+
+def test_a_data_tool_moved_by_its_variable_is_found_there(world, monkeypatch) -> None:
+    elsewhere = world.root / "kaggle-conf"
+    monkeypatch.setenv("KAGGLE_CONFIG_DIR", str(elsewhere))
+    monkeypatch.setenv("DBT_PROFILES_DIR", str(world.ws / "dbt"))
+    policy = PathPolicy(world.ws, [world.root])
+    for raw in (elsewhere / "kaggle.json", world.ws / "dbt" / "profiles.yml"):
+        with pytest.raises(PathRefused, match="credential"):
+            policy.check(str(raw))
+    assert policy.check(str(world.ws / "dbt" / "models.sql")).path.name == "models.sql"

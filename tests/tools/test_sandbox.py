@@ -272,6 +272,26 @@ async def test_home_as_workspace_keeps_credentials_masked(world, make_caller) ->
 
 
 @isolated_only
+async def test_data_tool_logins_stay_masked_when_the_user_approves(world, make_caller) -> None:
+    """The home as workspace, every command approved: warehouse, Kaggle and Sheets logins, the
+    IPython history and other agents' tokens are still unreadable in the sandbox."""
+    from orkas_nb.tools import default_tools
+
+    from .conftest import Caller
+    from .test_paths import DATA_TOOL_LOGINS
+
+    for i, rel in enumerate(DATA_TOOL_LOGINS):
+        (world.home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (world.home / rel).write_text(f"CANARY-DATA-LOGIN-{i}\n")
+    tools = default_tools(world.home, approver=lambda r: Decision.ONCE,
+                          settings={"isolation": "bubblewrap"})
+    call = Caller(tools, world.home)
+    ok, text, _ = await call("bash", command=" ".join(["cat", *DATA_TOOL_LOGINS, "2>&1;",
+                                                       "grep -rs CANARY-DATA . | head -3"]))
+    assert "CANARY-DATA-LOGIN" not in text, text
+
+
+@isolated_only
 async def test_proc_shows_only_the_sandbox(world, make_caller) -> None:
     """A fresh /proc in its own PID namespace: no kernel process, no kernel environment."""
     import subprocess
