@@ -149,16 +149,20 @@ _USE = re.compile(L.alt(L.EXECUTE, r"\btry\w*", r"\b(?:paste|type|enter)\w*\b.{0
 _TOPIC = re.compile(r"\bexfiltration\w*|\bexfiltración\b|\bexfiltração\b|\bэксфильтрац\w*|\binjection\w*|注入")
 
 
+def _blank_spans(pattern: re.Pattern[str], text: str) -> str:
+    """``text`` with each match of ``pattern`` turned to spaces (same length: offsets hold)."""
+    return pattern.sub(lambda m: " " * len(m.group()), text)
+
+
 def dequote(flat: str) -> str:
     """``flat`` without its quoted spans and topic nouns (same length)."""
-    outside = _QUOTED.sub(lambda m: " " * len(m.group()), flat)
-    return _TOPIC.sub(lambda m: " " * len(m.group()), outside)
+    return _blank_spans(_TOPIC, _blank_spans(_QUOTED, flat))
 
 
 def is_mention(flat: str) -> bool:
     """The entry only mentions a pattern: a mention marker, and no verb outside the quotes
     that runs or tries it."""
-    outside = _QUOTED.sub(lambda m: " " * len(m.group()), flat)
+    outside = _blank_spans(_QUOTED, flat)
     return bool(_MENTION.search(outside)) and not _USE.search(outside)
 
 
@@ -186,8 +190,8 @@ def done_report(flat: str) -> bool:
     """The entry reports an act as done and forbids repeating it, and orders no other run."""
     if not (_DONE.search(flat) and _NOT_AGAIN.search(flat)):
         return False
-    rest = _NOT_AGAIN.sub(lambda m: " " * len(m.group()), _QUOTED.sub(lambda m: " " * len(m.group()), flat))
-    return not _ORDERED.search(_PAREN.sub(lambda m: " " * len(m.group()), rest))
+    rest = _blank_spans(_NOT_AGAIN, _blank_spans(_QUOTED, flat))
+    return not _ORDERED.search(_blank_spans(_PAREN, rest))
 
 
 _PAREN = re.compile(r"\([^()]*\)")
@@ -197,7 +201,7 @@ _ORDERED = re.compile(L.alt(L.EXECUTE, L.PERSIST, L.EVERYTHING, r"\bpipe\w*", r"
 
 def without_done(flat: str) -> str:
     """``flat`` without its quoted and parenthesised spans (the commands of a :func:`done_report`)."""
-    return _PAREN.sub(lambda m: " " * len(m.group()), dequote(flat))
+    return _blank_spans(_PAREN, dequote(flat))
 
 
 # ---------------------------------------------------------------------------------------------
