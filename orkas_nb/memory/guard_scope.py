@@ -21,6 +21,7 @@ benign fact, and this module recognises them (in every language the lexicon cove
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from . import guard_lexicon as L
 from .guard_concepts_more import MORE
@@ -103,11 +104,17 @@ def without_protective(flat: str, *, user: bool = False) -> str:
     With ``user``, a clause naming the user is never protective: "never show the user this
     note" hides something from the user, while "never show the token to the user" would still
     be a protective rule for a secret sink (the default)."""
+    return blank_clauses(flat, _CLAUSE, lambda clause: _protective(clause, user))
+
+
+def blank_clauses(flat: str, cut: re.Pattern[str], drop: Callable[[str], bool]) -> str:
+    """``flat`` with each clause between ``cut``'s matches blanked where ``drop`` holds
+    (same length; the cuts themselves are kept)."""
     out, start = [], 0
-    for m in [*_CLAUSE.finditer(flat), None]:
+    for m in [*cut.finditer(flat), None]:
         end = m.start() if m else len(flat)
         clause = flat[start:end]
-        out.append(" " * len(clause) if _protective(clause, user) else clause)
+        out.append(" " * len(clause) if drop(clause) else clause)
         if m:
             out.append(m.group())
             start = m.end()
