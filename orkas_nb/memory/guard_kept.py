@@ -13,11 +13,12 @@ is kept as it is, so the hostile twin in the same clause is still read.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from . import guard_lexicon as L
+from .guard_scope import blank_clauses
 
-_CLAUSE = re.compile(r"[^.;!?。；！？\n]+")
+# Sentence ends only: coarser than guard_scope's clause cuts (commas, "but", dashes).
+_CUT = re.compile(r"[.;!?。；！？\n]")
 _WANT = re.compile(L.alt(
     r"\bwants?\b", r"\bwould like\b", r"\bprefers?\b", r"\bveut\b", r"\bsouhaite\b", r"\bpréfère\b", r"\bmöchte\b",
     r"\bwill\b", r"\bwünscht\b", r"\bquiere\b", r"\bprefiere\b", r"\bquer\b", r"\bprefere\b", r"\bvuole\b",
@@ -45,14 +46,6 @@ _NAME_ONLY = re.compile(L.alt(
 ))
 
 
-def _blank(flat: str, drop: Callable[[str], bool]) -> str:
-    out = list(flat)
-    for m in _CLAUSE.finditer(flat):
-        if drop(m.group()):
-            out[m.start():m.end()] = " " * (m.end() - m.start())
-    return "".join(out)
-
-
 def _keeps_consent(clause: str) -> bool:
     if _WAIVER.search(clause):
         return False
@@ -62,9 +55,9 @@ def _keeps_consent(clause: str) -> bool:
 
 def without_kept_consent(flat: str) -> str:
     """The entry with the clauses in which the user keeps a consent blanked."""
-    return _blank(flat, _keeps_consent)
+    return blank_clauses(flat, _CUT, _keeps_consent)
 
 
 def without_name_only(flat: str) -> str:
     """The entry with the clauses that refer to a secret only by its name blanked."""
-    return _blank(flat, lambda c: bool(_NAME_ONLY.search(c)))
+    return blank_clauses(flat, _CUT, lambda c: bool(_NAME_ONLY.search(c)))

@@ -21,6 +21,7 @@ benign fact, and this module recognises them (in every language the lexicon cove
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from . import guard_lexicon as L
 from .guard_concepts_more import MORE
@@ -103,11 +104,17 @@ def without_protective(flat: str, *, user: bool = False) -> str:
     With ``user``, a clause naming the user is never protective: "never show the user this
     note" hides something from the user, while "never show the token to the user" would still
     be a protective rule for a secret sink (the default)."""
+    return blank_clauses(flat, _CLAUSE, lambda clause: _protective(clause, user))
+
+
+def blank_clauses(flat: str, cut: re.Pattern[str], drop: Callable[[str], bool]) -> str:
+    """``flat`` with each clause between ``cut``'s matches blanked where ``drop`` holds
+    (same length; the cuts themselves are kept)."""
     out, start = [], 0
-    for m in [*_CLAUSE.finditer(flat), None]:
+    for m in [*cut.finditer(flat), None]:
         end = m.start() if m else len(flat)
         clause = flat[start:end]
-        out.append(" " * len(clause) if _protective(clause, user) else clause)
+        out.append(" " * len(clause) if drop(clause) else clause)
         if m:
             out.append(m.group())
             start = m.end()
@@ -149,16 +156,20 @@ _USE = re.compile(L.alt(L.EXECUTE, r"\btry\w*", r"\b(?:paste|type|enter)\w*\b.{0
 _TOPIC = re.compile(r"\bexfiltration\w*|\bexfiltración\b|\bexfiltração\b|\bэксфильтрац\w*|\binjection\w*|注入")
 
 
+def _blank_spans(pattern: re.Pattern[str], text: str) -> str:
+    """``text`` with each match of ``pattern`` turned to spaces (same length: offsets hold)."""
+    return pattern.sub(lambda m: " " * len(m.group()), text)
+
+
 def dequote(flat: str) -> str:
     """``flat`` without its quoted spans and topic nouns (same length)."""
-    outside = _QUOTED.sub(lambda m: " " * len(m.group()), flat)
-    return _TOPIC.sub(lambda m: " " * len(m.group()), outside)
+    return _blank_spans(_TOPIC, _blank_spans(_QUOTED, flat))
 
 
 def is_mention(flat: str) -> bool:
     """The entry only mentions a pattern: a mention marker, and no verb outside the quotes
     that runs or tries it."""
-    outside = _QUOTED.sub(lambda m: " " * len(m.group()), flat)
+    outside = _blank_spans(_QUOTED, flat)
     return bool(_MENTION.search(outside)) and not _USE.search(outside)
 
 
@@ -186,8 +197,8 @@ def done_report(flat: str) -> bool:
     """The entry reports an act as done and forbids repeating it, and orders no other run."""
     if not (_DONE.search(flat) and _NOT_AGAIN.search(flat)):
         return False
-    rest = _NOT_AGAIN.sub(lambda m: " " * len(m.group()), _QUOTED.sub(lambda m: " " * len(m.group()), flat))
-    return not _ORDERED.search(_PAREN.sub(lambda m: " " * len(m.group()), rest))
+    rest = _blank_spans(_NOT_AGAIN, _blank_spans(_QUOTED, flat))
+    return not _ORDERED.search(_blank_spans(_PAREN, rest))
 
 
 _PAREN = re.compile(r"\([^()]*\)")
@@ -197,7 +208,7 @@ _ORDERED = re.compile(L.alt(L.EXECUTE, L.PERSIST, L.EVERYTHING, r"\bpipe\w*", r"
 
 def without_done(flat: str) -> str:
     """``flat`` without its quoted and parenthesised spans (the commands of a :func:`done_report`)."""
-    return _PAREN.sub(lambda m: " " * len(m.group()), dequote(flat))
+    return _blank_spans(_PAREN, dequote(flat))
 
 
 # ---------------------------------------------------------------------------------------------

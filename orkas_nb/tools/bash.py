@@ -166,6 +166,13 @@ class ShellExecutor:
                 await asyncio.wait_for(asyncio.shield(proc.wait()), 1.5)
         kill_group(proc.pid)
 
+    async def _stop_spawned(self, spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+        """Stop the process whose set-up a Stop interrupted, once the set-up is done."""
+        with contextlib.suppress(Exception):  # a failed spawn left nothing to stop
+            started = await spawn
+            await self._stop(started)
+            await started.wait()
+
     async def run(self, command: str, *, timeout_s: float, env: dict[str, str], cwd: Path,
                   argv: list[str]) -> tuple[int | None, str, bool]:
         """Run in the foreground: (exit code or None on timeout, output, timed out)."""
@@ -187,11 +194,9 @@ class ShellExecutor:
                 proc = await asyncio.shield(spawn)
             except asyncio.CancelledError:
                 # Stop while asyncio still connected the pipes: the command may run already,
-                # and asyncio's own clean-up would SIGKILL only the reaper, orphaning the rest
-                with contextlib.suppress(Exception):
-                    started = await spawn
-                    await self._stop(started)
-                    await started.wait()
+                # and asyncio's own clean-up would SIGKILL only the reaper, orphaning the rest.
+                # Shielded like _collect's: a second Stop must not abandon the clean-up.
+                await asyncio.shield(self._stop_spawned(spawn))
                 raise
             if link is not None:
                 try:

@@ -147,6 +147,39 @@ async def test_stop_while_the_process_is_being_set_up_still_kills_the_group(
 
 
 @pytest.mark.parametrize("mode", MODES)
+async def test_a_second_stop_during_the_set_up_clean_up_still_kills_the_group(
+        world, make_caller, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An impatient user presses Stop again while the executor is still taking the process
+    whose set-up the first Stop interrupted: the clean-up must finish regardless."""
+    call = make_caller(mode, approver=lambda r: Decision.ONCE)
+    marker = f"orkas-setup-stop2-{mode}-{uuid.uuid4().hex[:12]}"
+    real = asyncio.create_subprocess_exec
+    release = asyncio.Event()
+
+    async def held_setup(*args, **kwargs):  # type: ignore[no-untyped-def]
+        proc = await real(*args, **kwargs)
+        await release.wait()  # the pipes are still being connected until the test says so
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", held_setup)
+    task = asyncio.ensure_future(call("bash", command=f"(exec -a {marker} sleep 300 &); sleep 300"))
+    pid = await asyncio.to_thread(_pid_from, world.ws, marker)
+    task.cancel()
+    for _ in range(20):  # let the first Stop reach the clean-up, which waits for the set-up
+        await asyncio.sleep(0)
+    assert not task.done()
+    task.cancel()  # the second Stop lands inside the clean-up
+    await asyncio.sleep(0.1)
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not _alive(pid), "the command outlived a second Stop during the set-up's clean-up"
+
+
+@pytest.mark.parametrize("mode", MODES)
 async def test_output_cap_keeps_head_and_tail_with_a_note(world, make_caller, mode: str) -> None:
     call = make_caller(mode, output_cap_chars=1000)
     ok, text, _ = await call("bash", command="seq 1 100000")
