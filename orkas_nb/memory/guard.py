@@ -315,29 +315,31 @@ def detector_evidence(text: str) -> tuple[Verdict, tuple[str, ...]]:
 
 
 def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
-    from . import guard_learned  # NumPy and the weights load on the first scan, not on import
+    from . import guard_encoder, guard_learned  # NumPy and the weights load on the first scan
 
     m = guard_learned.model()
     if m is None:  # no model shipped (or a damaged file): the detectors alone, as before
         return verdict
-    blend = guard_blend.Blend.from_record(m.record)
     if not verdict.ok and guard_blend.hard(verdict.category, verdict.reason):
         return verdict
+    enc = guard_encoder.logit(text) if "blend_encoder" in m.record else None
+    blend = guard_blend.Blend.from_record(m.record, encoder=enc is not None)
+    e = enc or 0.0
     flat = normalise(text)
     logit = m.logit(flat)
-    score = blend.probability(logit, evidence)
+    score = blend.probability(logit, evidence, e)
     if verdict.ok:
         # The scope reading is needed only for an entry the score would refuse: a guarded entry
         # is never refused by the learned layer.
-        if score < blend.refuse or guard_blend.guarded(flat):
+        if score < blend.refuse or blend.text_probability(logit, e) < blend.min_text or guard_blend.guarded(flat):
             return verdict
         return Verdict(False, f"{guard_blend.reason(score)}; {_FACTS}", "learned", doubts=verdict.doubts)
-    if blend.lowest(logit, evidence) >= blend.overrule:  # no family could bring it below
+    if blend.lowest(logit, evidence, e) >= blend.overrule:  # no family could bring it below
         return verdict
     evidence = guard_blend.resolved(evidence, families)
     if guard_blend.guarded(flat):
         evidence = (*evidence, guard_blend.GUARDED)
-    score = blend.probability(logit, evidence)
+    score = blend.probability(logit, evidence, e)
     if score >= blend.overrule:
         return verdict
     return Verdict(True, doubts=(guard_blend.overruled(verdict.category, score),
