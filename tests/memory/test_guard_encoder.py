@@ -105,3 +105,13 @@ def test_importing_the_guard_loads_no_encoder_and_hard_refusals_need_none() -> N
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
                          check=True)
     assert out.stdout.split() == ["False", "False"], out.stdout + out.stderr
+
+
+def test_a_text_of_a_few_repeated_characters_is_not_read_by_the_encoder() -> None:
+    pytest.importorskip(GE.MODULE, reason=f"{GE.PACKAGE} is not installed")
+    # Outside anything it was trained on: it scored "y" * 900 0.96 "planted". No corpus entry has
+    # so few distinct characters, so the gate changes no measured figure.
+    assert GE.logit("y" * 900) is None and scan("y" * 900, max_chars=1000).ok
+    assert GE.logit("Benutzer bevorzugt Tabs.") is not None
+    rows = [r["text"] for name in ("hostile", "benign", "blind5") for r in _rows(name)]
+    assert min(len(set(t)) for t in rows) >= GE.MIN_DISTINCT
