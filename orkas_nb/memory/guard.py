@@ -322,15 +322,15 @@ def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
         return verdict
     if not verdict.ok and guard_blend.hard(verdict.category, verdict.reason):
         return verdict
-    enc = guard_encoder.logit(text) if "blend_encoder" in m.record else None
-    blend = guard_blend.Blend.from_record(m.record, encoder=enc is not None)
-    e = enc or 0.0
     flat = normalise(text)
     logit = m.logit(flat)
-    score = blend.probability(logit, evidence, e)
     if verdict.ok:
-        # The scope reading is needed only for an entry the score would refuse: a guarded entry
-        # is never refused by the learned layer.
+        # The encoder (when shipped and installed) weighs in on refusing what the detectors
+        # accepted; the scope reading is needed only for an entry the score would refuse.
+        enc = guard_encoder.logit(text) if "blend_encoder" in m.record else None
+        blend = guard_blend.Blend.from_record(m.record, encoder=enc is not None)
+        e = enc or 0.0
+        score = blend.probability(logit, evidence, e)
         if score < blend.refuse or blend.text_probability(logit, e) < blend.min_text or guard_blend.guarded(flat):
             return verdict
         return Verdict(False, f"{guard_blend.reason(score)}; {_FACTS}", "learned", doubts=verdict.doubts)
