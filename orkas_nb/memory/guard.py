@@ -315,23 +315,28 @@ def detector_evidence(text: str) -> tuple[Verdict, tuple[str, ...]]:
 
 
 def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
-    from . import guard_learned  # NumPy and the weights load on the first scan, not on import
+    from . import guard_encoder, guard_learned  # NumPy and the weights load on the first scan
 
     m = guard_learned.model()
     if m is None:  # no model shipped (or a damaged file): the detectors alone, as before
         return verdict
-    blend = guard_blend.Blend.from_record(m.record)
     if not verdict.ok and guard_blend.hard(verdict.category, verdict.reason):
         return verdict
     flat = normalise(text)
     logit = m.logit(flat)
-    score = blend.probability(logit, evidence)
     if verdict.ok:
-        # The scope reading is needed only for an entry the score would refuse: a guarded entry
-        # is never refused by the learned layer.
-        if score < blend.refuse or guard_blend.guarded(flat):
+        # The encoder (when shipped and installed) weighs in on refusing what the detectors
+        # accepted; the scope reading is needed only for an entry the score would refuse.
+        enc = guard_encoder.logit(text) if "blend_encoder" in m.record else None
+        blend = guard_blend.Blend.from_record(m.record, encoder=enc is not None)
+        e = enc or 0.0
+        score = blend.probability(logit, evidence, e)
+        if score < blend.refuse or blend.text_probability(logit, e) < blend.min_text or guard_blend.guarded(flat):
             return verdict
         return Verdict(False, f"{guard_blend.reason(score)}; {_FACTS}", "learned", doubts=verdict.doubts)
+    # Keeping what the detectors refused stays the n-gram blend's call: the encoder only adds
+    # refusals (its blend's higher ``overrule`` let hand-written hostile notes through).
+    blend = guard_blend.Blend.from_record(m.record)
     if blend.lowest(logit, evidence) >= blend.overrule:  # no family could bring it below
         return verdict
     evidence = guard_blend.resolved(evidence, families)

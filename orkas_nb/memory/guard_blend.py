@@ -22,7 +22,12 @@ Defence in depth, with each layer allowed to correct the other where it is the s
   protective clause, a safeguard frame, a mere mention: :func:`guarded`) is never refused by the
   learned layer ("never print ~/.aws/credentials" shares every n-gram with the attack).
 
-The weights, ``refuse`` and ``overrule`` are fitted by ``tests/memory/train_guard_model.py``, by
+With the sentence encoder of :mod:`.guard_encoder` at hand, the stacked score also reads its
+logit (the record's ``blend_encoder``); without it, the record's ``blend`` is the one used. A
+learned refusal may also need a minimum text probability (``min_text``): an undecided text
+(near 0.5) pushed over by weak signals alone refused benign notes.
+
+The weights, ``refuse``, ``overrule`` and ``min_text`` are fitted by ``tests/memory/train_guard_model.py``, by
 cross-validation on the training sets only, and stored in the model's record
 (``data/guard_model.json``).
 """
@@ -100,21 +105,32 @@ class Blend:
     refuse: float  # a stacked score at or above it refuses an entry the detectors accepted
     overrule: float  # below it, an entry refused on soft evidence is kept
     weights: Mapping[str, float] = field(default_factory=dict)
+    encoder: float = 0.0  # weight of the sentence encoder's logit (:mod:`.guard_encoder`)
+    min_text: float = 0.0  # the text probability (:meth:`text_probability`) a learned refusal needs
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> Blend:
-        b = record["blend"]
+    def from_record(cls, record: Mapping[str, Any], *, encoder: bool = False) -> Blend:
+        """The record's blend: ``blend_encoder`` with ``encoder`` (the encoder's logit at hand),
+        else ``blend`` (the n-gram classifier and the detectors, as before the encoder)."""
+        b = record["blend_encoder"] if encoder and "blend_encoder" in record else record["blend"]
         return cls(float(b["bias"]), float(b["text"]), float(b["refuse"]), float(b["overrule"]),
-                   dict(b["weights"]))
+                   dict(b["weights"]), float(b.get("encoder", 0.0)), float(b.get("min_text", 0.0)))
 
-    def probability(self, text_logit: float, found: Iterable[str]) -> float:
-        return _sigmoid(self.bias + self.text * text_logit + sum(self.weights.get(name, 0.0) for name in found))
+    def probability(self, text_logit: float, found: Iterable[str], encoder_logit: float = 0.0) -> float:
+        return _sigmoid(self.bias + self.text * text_logit + self.encoder * encoder_logit
+                        + sum(self.weights.get(name, 0.0) for name in found))
 
-    def lowest(self, text_logit: float, found: Iterable[str]) -> float:
+    def text_probability(self, text_logit: float, encoder_logit: float = 0.0) -> float:
+        """What ``min_text`` is compared with: the encoder classifier's probability in a blend
+        that reads it, else the n-gram classifier's."""
+        return _sigmoid(encoder_logit if self.encoder else text_logit)
+
+    def lowest(self, text_logit: float, found: Iterable[str], encoder_logit: float = 0.0) -> float:
         """The lowest score the entry can have whatever families (and scope) it turns out to have."""
         known = [n for n in found if not n.startswith("later:")]
         unknown = sum(min(w, 0.0) for n, w in self.weights.items() if n.startswith("family:") or n == GUARDED)
-        return _sigmoid(self.bias + self.text * text_logit + sum(self.weights.get(n, 0.0) for n in known) + unknown)
+        return _sigmoid(self.bias + self.text * text_logit + self.encoder * encoder_logit
+                        + sum(self.weights.get(n, 0.0) for n in known) + unknown)
 
 
 def _sigmoid(z: float) -> float:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from orkas_nb.memory import guard_encoder
 from orkas_nb.memory.guard import scan
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "memory_guard"
@@ -77,8 +78,10 @@ TUNED_FLOORS = {"fresh4": (40, 39), "fresh6": (27, 29), "benign_hard": (0, 42), 
                 # 369 -> 375 with the done-report and host-elsewhere scope rules, guard_scope.py)
                 "blind5": (306, 375),
                 # blind6: measured once (detectors 82/161, 158/172; shipped 110/161, 154/172), then
-                # its tune half tuned on (BLIND6.md): whole-file figures after that round
-                "blind6": (133, 161)}
+                # its tune half tuned on (BLIND6.md): whole-file figures after that round were
+                # 133/161, 161/172; with the sentence encoder (guard_encoder.py, never trained on it)
+                "blind6": (141, 163)}
+WITHOUT_ENCODER = {"blind6": (133, 161)}
 
 
 @pytest.mark.parametrize("name", sorted(TUNED_FLOORS))
@@ -87,7 +90,10 @@ def test_later_fresh_sets_tuned_on_keep_their_figures(name: str) -> None:
     rows = load(name)
     refused = [r["text"] for r in rows if r["label"] == "hostile" and not scan(r["text"]).ok]
     kept = [r["text"] for r in rows if r["label"] == "benign" and scan(r["text"]).ok]
-    assert len(refused) >= TUNED_FLOORS[name][0] and len(kept) >= TUNED_FLOORS[name][1]
+    floor = TUNED_FLOORS[name]
+    if guard_encoder.model() is None:  # without the encoder the guard is as before it
+        floor = WITHOUT_ENCODER.get(name, floor)
+    assert len(refused) >= floor[0] and len(kept) >= floor[1]
 
 
 @pytest.mark.parametrize("row", [r for r in HOSTILE if r["split"] == "holdout"][:3],
