@@ -76,6 +76,7 @@ def priors(keys: list[str]) -> dict[str, float | str]:
     return out
 
 
+PINNED = ("digit_group",)
 # Corrections that take tokens off (a separator BPE merges into the number beside it).
 NEGATIVE = {"join_word", "punct_newline", "blank_line"}
 
@@ -233,6 +234,11 @@ def solve(keys: list[str], rows: "object", cats: list[str]) -> dict[str, float]:
     # token_tables.BLOCK_COSTS), whatever stray character of theirs a tuned text holds.
     i = keys.index("unfitted")
     lower[i], upper[i] = 1.0, 1.0 + 1e-9
+    # A run of digits is cut in threes and no piece merges with what is beside it: each of its
+    # pieces is one token (token_features counts them exactly), in any text.
+    for key in PINNED:
+        i = keys.index(key)
+        lower[i], upper[i] = 1.0, 1.0 + 1e-9
     solution = lsq_linear(a, b, bounds=(lower, upper)).x
     return {k: round(float(w) * UPLIFT, 4) for k, w in zip(keys, solution)}
 
