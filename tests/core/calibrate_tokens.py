@@ -15,7 +15,8 @@ The corpus is ``tests/data/tokens/corpus/<category>.jsonl`` (built by
 licence, and its split fixed before any fit; ``blind.jsonl`` is held out whole). Weights are fitted on the ``tune`` split only; the ``holdout`` split is never
 fitted on and is what ``tests/core/test_tokens.py`` bounds. The first corpus (the folders
 ``english``, ``chinese``, ``mixed``, ``code``, ``json``, ``other``) is no longer fitted on either:
-it is a second set of unseen inputs.
+it is a second set of unseen inputs. A third is the outside check, ``tests/data/tokens/check``
+(``build_check.py``: sources this corpus does not read), which no fit reads either.
 
 The error of a category is the mean, over its texts, of |estimate - real| / real, with o200k_base
 (and cl100k_base for reference) from the ``bpe-openai`` package, which ships its files in the
