@@ -279,8 +279,9 @@ def features(text: str) -> dict[str, float]:
         "indent": 0,
     }
     if f["digit_run"]:  # o200k cuts a run of n digits in threes from its left (1234567: 123 456 7), ceil(n / 3)
-        grouped = cls.replace(_DIGIT_TRIPLE, _GROUP)  # pieces: each triple one byte, and a run with digits left over one more
-        f["digit_group"] = grouped.count(_GROUP) + grouped.count(_DIGIT) - grouped.count(_DIGIT_PAIR) - f["digit_run"]
+        grouped = sample.replace(_DIGIT_TRIPLE, _GROUP)  # pieces: each triple one byte, a run with digits left over one more
+        runs = f["digit_run"] if sample is cls else near_events.count(DIGIT_RUN) + near_events.count(SPACE_DIGIT)
+        f["digit_group"] = (grouped.count(_GROUP) + grouped.count(_DIGIT) - grouped.count(_DIGIT_PAIR) - runs) * scale
     if _TWO_SPACES in sample:
         f["indent"] = near.translate(_INDENT).count(b"ba") * scale
     if foreign and n_letters:
@@ -294,12 +295,14 @@ def features(text: str) -> dict[str, float]:
             for c, key in _RARE_KEYS if rare else ():
                 if c in rare:
                     f[key] = rare.count(c) * per
-    if n_letters * token_grams.SHARE >= n_chars:
-        # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two) English words
-        # are familiar, a hash or base64 is not, whatever the English share: its unknown 4-grams weigh apart
+    # English words are familiar, a hash or base64 is not, whatever the English share: its unknown
+    # 4-grams weigh apart. Its words are cut by digits and capitals (one in two or more; prose: few).
+    random = 2 * (f["digit_run"] + f["camel"]) >= words > 0
+    if n_letters * token_grams.SHARE >= n_chars and (foreign or random):
+        # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two)
         unknown, rare, known = token_grams.counts(raw, ascii_only, _CONTINUATION)
         f["gram_0"], f["gram_1"], f["gram_2"] = unknown * foreign, rare * foreign, known * foreign
-        f["gram_0_en"] = unknown * english
+        f["gram_0_en"] = unknown * english if random else 0.0
     if ascii_only:
         return f
     _non_ascii(f, text, raw, original, cls, near_events, scale, wide, latin_ext, viet, latin_head)

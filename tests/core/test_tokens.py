@@ -159,16 +159,14 @@ def test_a_foreign_word_whose_letters_o200k_has_no_tokens_for_costs_more() -> No
     assert sum(ewe.get(f"gram_{level}", 0) for level in range(3)) >= 100
 
 
-def test_the_gram_table_is_loaded_only_when_a_latin_text_needs_it() -> None:
-    # Every Latin text reads it now (a hash or base64 in English or code is told by its unknown
-    # 4-grams, outside check: tests/data/tokens/check); importing, and text with few Latin letters, do not.
+def test_the_gram_table_is_loaded_only_when_a_foreign_latin_text_needs_it() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; import orkas_nb; from orkas_nb.core.tokens import estimate_text; estimate_text('你好，世界'); "
-            "estimate_text('Привет, как дела? ok'); "
+    code = ("import sys; from orkas_nb.core.tokens import estimate_text; estimate_text('你好，世界'); "
+            "estimate_text('the weather is there and the sea is fine'); "
             "from orkas_nb.core import token_grams; print(bool(token_grams._LEVELS)); "
-            "estimate_text('the weather is there and the sea is fine'); print(bool(token_grams._LEVELS))")
+            "estimate_text('la kwinkqubo ngokwemiga'); print(bool(token_grams._LEVELS))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True"]
 

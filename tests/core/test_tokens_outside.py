@@ -91,9 +91,14 @@ def test_digit_pieces_are_counted_as_o200k_cuts_them(numbers: list[int]) -> None
 
 
 def test_a_hash_among_english_words_is_told_by_its_unknown_four_grams() -> None:
+    # Lines of a RECORD file: English-looking paths (their underscores read as code) and base64
+    # hashes, whose words digits and capitals cut; prose with few of those never reads the table.
+    lines = "".join(f"package/{name}.py,sha256={digest},{size}\n" for name, digest, size in (
+        ("__init__", "zuuue4knoyJ-UwPPXg8fezS7VCrXJQrAP7zeNuwvFQg", 4), ("_json", "Y68JiRtr6K0aQlLtQ68PTvun_JSOIoNnvtfzxa4LCdc", 1475),
+        ("encoding", "0rk0-1ZwihuU5DnwJVwPWoEI4yWOyCexih3JyZHblhE", 1924), ("signer", "dGhpcyBpcyBub3QgYSByZWFsIGhhc2gsIGp1c3QgdGV4", 9012)))
     english = "The file was checked against the list of the packages that the mirror holds. " * 3
-    hashed = english + "sha256=zuuue4knoyJ-UwPPXg8fezS7VCrXJQrAP7zeNuwvFQg Y68JiRtr6K0aQlLtQ68PTvun_JSOIoNnvtfzxa4LCdc"
-    assert token_features.features(english).get("gram_0_en", 0) < 2
-    assert token_features.features(hashed)["gram_0_en"] > 10
-    real = count(encoders()["o200k_base"], hashed)
-    assert abs(tokens.estimate_text(hashed) - real) / real <= BOUND
+    assert "gram_0_en" not in token_features.features(english)
+    f = token_features.features(lines)
+    assert f["gram_0_en"] > 10 and f["word_en"] > f.get("word_x", 0)  # (read as English, yet costed as random)
+    real = count(encoders()["o200k_base"], lines)
+    assert abs(tokens.estimate_text(lines) - real) / real <= BOUND
