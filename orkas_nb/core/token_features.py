@@ -115,7 +115,7 @@ _NO_EVENT = bytes(i for i in range(256) if not _EVENTS[i])
 # A run of two or more spaces: a space after a non-space ("b") followed by one after a space ("a").
 _INDENT = bytes(ord("a") if i == SPACE << 4 | SPACE else ord("b") if i >> 4 == SPACE else ord(".") for i in range(256))
 _SPACE, _NEWLINE, _DIGIT, _TWO_SPACES = bytes([SPACE]), bytes([NEWLINE]), bytes([DIGIT]), bytes([SPACE] * 2)
-_BLANK_LINE, _DIGIT_PAIR, _DIGIT_TRIPLE, _GROUP = bytes([NEWLINE] * 2), bytes([DIGIT] * 2), bytes([DIGIT] * 3), b"\x0f"
+_BLANK_LINE, _DIGIT_PIECES = bytes([NEWLINE] * 2), bytes([DIGIT << 4 | DIGIT] * 3)
 
 
 def _pairs(cls: bytes) -> bytes:
@@ -267,7 +267,9 @@ def features(text: str) -> dict[str, float]:
         "letter_en": n_letters * english, "letter_x": n_letters * foreign,
         "upper": upper,
         "digit_run": events.count(DIGIT_RUN) + events.count(SPACE_DIGIT),
-        "digit_group": 0,  # (the pieces beyond each run's first, below)
+        # o200k cuts a run of n digits in threes from its left (1234567: 123 456 7): the pieces
+        # beyond its first are the n - 1 "digit after a digit" pairs taken three at a time
+        "digit_group": pairs.count(_DIGIT_PIECES) if _DIGIT in cls else 0,
         "punct_run": events.count(PUNCT_RUN),
         "newline": cls.count(NEWLINE) if has_newline else 0,
         "camel": near_events.count(CAMEL) * scale,
@@ -278,10 +280,6 @@ def features(text: str) -> dict[str, float]:
         "line_word": line_word * scale,
         "indent": 0,
     }
-    if f["digit_run"]:  # o200k cuts a run of n digits in threes from its left (1234567: 123 456 7), ceil(n / 3)
-        grouped = sample.replace(_DIGIT_TRIPLE, _GROUP)  # pieces: each triple one byte, a run with digits left over one more
-        runs = f["digit_run"] if sample is cls else near_events.count(DIGIT_RUN) + near_events.count(SPACE_DIGIT)
-        f["digit_group"] = (grouped.count(_GROUP) + grouped.count(_DIGIT) - grouped.count(_DIGIT_PAIR) - runs) * scale
     if _TWO_SPACES in sample:
         f["indent"] = near.translate(_INDENT).count(b"ba") * scale
     if foreign and n_letters:
