@@ -33,7 +33,8 @@ _LEAD_CLASSES = [  # (first byte, last byte, class)
     (0x61, 0x7A, LOWER), (0x41, 0x5A, UPPER), (0x30, 0x39, DIGIT),
     (0x0A, 0x0A, NEWLINE), (0x0D, 0x0D, NEWLINE),
     (0x09, 0x09, SPACE), (0x0B, 0x0C, SPACE), (0x20, 0x20, SPACE),
-    (0x5F, 0x5F, JOIN), (0x2E, 0x2E, JOIN),  # _ and . : they join the word after them (snake_case, os.path)
+    # _ . - / : they join the word after them (snake_case, os.path, kebab-case, a/path, URLs)
+    (0x5F, 0x5F, JOIN), (0x2E, 0x2E, JOIN), (0x2D, 0x2D, JOIN), (0x2F, 0x2F, JOIN),
     (0x80, 0xFF, X),  # non-ASCII lead bytes not named below (full-width forms, emoji)
     (0xC1, 0xC1, SYMBOL), (0xC0, 0xC0, LATIN), (0xE2, 0xE2, SYMBOL), (0xEE, 0xEE, SYMBOL), (0xF5, 0xFF, SYMBOL),
     (0xC2, 0xCD, LATIN),  # Latin-1 supplement, Latin extended, IPA, combining marks
@@ -114,7 +115,7 @@ _NO_EVENT = bytes(i for i in range(256) if not _EVENTS[i])
 # A run of two or more spaces: a space after a non-space ("b") followed by one after a space ("a").
 _INDENT = bytes(ord("a") if i == SPACE << 4 | SPACE else ord("b") if i >> 4 == SPACE else ord(".") for i in range(256))
 _SPACE, _NEWLINE, _DIGIT, _TWO_SPACES = bytes([SPACE]), bytes([NEWLINE]), bytes([DIGIT]), bytes([SPACE] * 2)
-_BLANK_LINE, _DIGIT_TRIPLE = bytes([NEWLINE] * 2), bytes([DIGIT] * 3)
+_BLANK_LINE, _DIGIT_PIECES = bytes([NEWLINE] * 2), bytes([DIGIT << 4 | DIGIT] * 3)
 
 
 def _pairs(cls: bytes) -> bytes:
@@ -199,8 +200,8 @@ _SCRIPT_CLASSES = ("latin_ext", "viet", *(f"accent_{c}" for c in ACCENT_WEIGHTS)
 _SCRIPT_WORD = tuple(f"{name}_word" for name in _SCRIPT_WORDS.values())
 _RARE = tuple(f"rare_{c}" for c in _RARE_LETTERS)
 PER_CHARACTER: dict[str, list[Any]] = {
-    "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), ("gram_0", "gram_1", "gram_2"), "upper", "camel", _RARE, _SCRIPT_CLASSES],
-    "digit": ["digit_run", "digit_triple"],
+    "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), ("gram_0", "gram_1", "gram_2", "gram_0_en"), "upper", "camel", _RARE, _SCRIPT_CLASSES],
+    "digit": ["digit_run", "digit_group"],
     "space": ["indent", ("space_digit", "space_cjk")],
     "newline": ["newline", "line_word", "punct_run"],
     "mark": ["punct_run", "join_word", "punct_newline"],
@@ -266,7 +267,9 @@ def features(text: str) -> dict[str, float]:
         "letter_en": n_letters * english, "letter_x": n_letters * foreign,
         "upper": upper,
         "digit_run": events.count(DIGIT_RUN) + events.count(SPACE_DIGIT),
-        "digit_triple": cls.count(_DIGIT_TRIPLE) if _DIGIT in cls else 0,
+        # o200k cuts a run of n digits in threes from its left (1234567: 123 456 7): the pieces
+        # beyond its first are the n - 1 "digit after a digit" pairs taken three at a time
+        "digit_group": pairs.count(_DIGIT_PIECES) if _DIGIT in cls else 0,
         "punct_run": events.count(PUNCT_RUN),
         "newline": cls.count(NEWLINE) if has_newline else 0,
         "camel": near_events.count(CAMEL) * scale,
@@ -290,19 +293,14 @@ def features(text: str) -> dict[str, float]:
             for c, key in _RARE_KEYS if rare else ():
                 if c in rare:
                     f[key] = rare.count(c) * per
-    if foreign and n_letters * token_grams.SHARE >= n_chars:
-        # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two;
-        # read on the text's start, scaled to all its letters by bytes: the start holds as many
-        # letters per byte as the rest; a character cut at the end is no letter)
-        head = raw if len(raw) <= token_grams.SAMPLE else raw[:token_grams.SAMPLE]
-        x = head.translate(token_grams.INDEX) if ascii_only else head.translate(token_grams.INDEX, _CONTINUATION)
-        x = x[: len(x) & ~3]
-        v = int.from_bytes(x, "big")
-        m0, m1, m2, m3 = token_grams.MASKS
-        v = (v & m0) >> 9 | (v & m1) >> 6 | (v & m2) >> 3 | v & m3
-        levels = v.to_bytes(len(x), "big").decode("utf-32-be", "surrogatepass").translate(token_grams.levels())
-        per = foreign * 4 * len(raw) / len(head)
-        f["gram_0"], f["gram_1"], f["gram_2"] = levels.count("0") * per, levels.count("1") * per, levels.count("2") * per
+    # English words are familiar, a hash or base64 is not, whatever the English share: its unknown
+    # 4-grams weigh apart. Its words are cut by digits and capitals (one in two or more; prose: few).
+    random = 2 * (f["digit_run"] + f["camel"]) >= words > 0
+    if n_letters * token_grams.SHARE >= n_chars and (foreign or random):
+        # (skipped where Latin letters are few: Cyrillic or Chinese with a Latin word or two)
+        unknown, rare, known = token_grams.counts(raw, ascii_only, _CONTINUATION)
+        f["gram_0"], f["gram_1"], f["gram_2"] = unknown * foreign, rare * foreign, known * foreign
+        f["gram_0_en"] = unknown * english if random else 0.0
     if ascii_only:
         return f
     _non_ascii(f, text, raw, original, cls, near_events, scale, wide, latin_ext, viet, latin_head)
