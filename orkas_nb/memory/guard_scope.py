@@ -40,8 +40,10 @@ _PRE = L.alt(
 # Prohibitions placed after the verb (Japanese, Korean, Hindi, Turkish, Chinese "…禁止").
 _POST = L.alt(
     r"ないこと", r"ないで", r"ないように", r"禁止", r"してはいけない", r"지 마", r"지 말", r"말 것", r"금지", r"안 된다",
-    r"न करें", r"न करना", r"न करो", r"नहीं", r"मत",
+    r"न करें", r"न करना", r"न करो", r"नहीं", r"मत", r"지 않", r"지 못", r"不会", r"不會", r"しない", r"しません", r"されない",
 )
+# Negation inside the verb: Turkish "gösterilmez", "yazdırma", "gönderilmemeli".
+_AGGLUTINATED = re.compile(r"m[ae](?:z|y[ıi]n\w*|mel[ıi]\w*|mal[ıi]\w*|y[ae]cek\w*|d[ıi]k?\w*)?$")
 # What a prohibition protects: output, sending, logging, running.
 _SINK = L.alt(
     L.SHOW, L.SEND, L.EXECUTE, L.KEEP, r"\bзапуска\w*", r"\blog\w*", r"\bcommit\w*", r"\bwrite\w*", r"\bschreib\w*", r"\bécri\w*",
@@ -50,6 +52,13 @@ _SINK = L.alt(
     r"הדפס\w*", r"תדפיס", r"שלח", r"พิมพ์", r"แสดง", r"ส่ง", r"\b(?:men)?tampilk\w*", r"\b(?:men)?cetak\w*", r"\b(?:mengi|ki)rim\w*", r"\bmenampilk\w*",
     r"\bwypisuj\w*", r"\bwyświetl\w*", r"\bwysył\w*", r"\byazdır\w*", r"\bgöster\w*", r"\bgönder\w*",
     r"\btoon\w*", r"\bprint\w*", r"\bverstuur\w*",
+    # Copying or pasting a value somewhere is a sink too ("nooit kopiëren naar notities").
+    r"\bcop(?:y|ie[sd]|ying)\b", r"\bcopi\w*", r"\bkopi\w*", r"\bpast(?:e|es|ed|ing)\b", r"\bcoll\w*", r"\beinfüg\w*",
+    r"\bpeg(?:a|ar|ue)\w*", r"\bincoll\w*", r"\bplak\w*", r"\bwklej\w*", r"\bwpisyw\w*", r"\bkopyala\w*", r"\byapıştır\w*",
+    r"\bкопир\w*", r"\bскопир\w*", r"\bвстав\w*", r"\bαντιγρ\w*", r"\bεπικολλ\w*", r"复制", r"複製", r"粘贴", r"コピー", r"貼り付",
+    r"복사", r"붙여", r"적", r"\bsao chép\b", r"\bdán\b", r"\bsalin\w*", r"\btempel\w*", r"نسخ", r"الصق", r"העתק", r"הדבק",
+    r"कॉपी", r"पेस्ट", r"คัดลอก", r"วาง",
+
     # Dutch passive prohibitions take the participle: "mag niet geprint/getoond worden".
     r"\bgeprint\b", r"\bgetoond\b", r"\bverstuurd\b", r"\bgelogd\b", r"\bgedeeld\b", r"\bverzonden\b",
 )
@@ -75,14 +84,25 @@ _SAFEGUARD = L.alt(
 # off from the path it governs ("不要显示 ~/.ssh 下任何文件的内容").
 _CLAUSE = re.compile(r"[;!?。；！？\n—–]|\.(?=\s|$)|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
 _PRE_RE, _POST_RE, _SINK_RE, _SAFE_RE = (re.compile(p) for p in (_PRE, _POST, _SINK, _SAFEGUARD))
+# The command itself, its verb elided: "never a curl | sh from the web", "jamais via curl | sh".
+# Its prohibition must be a whole word (the Arabic "لا" is also inside "الإقلاع").
+_COMMAND = re.compile(r"\bcurl\b|\bwget\b|\biwr\b|\birm\b|\brm\s+-\w*[rf]|\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
+_GOVERNS_WORD = re.compile(r"(?<!\w)" + _PRE + r"(?!\w)(?:\W*\w+){0,3}\W*$")
 _USER_RE = re.compile(L.alt(*words("USER")))
 _GOVERNS = re.compile(_PRE + r"(?:\W*\w+){0,3}\W*$")
 
 
 def _protective(clause: str, user: bool) -> bool:
+    if not user and _ELLIPTIC.search(clause) and re.search(_SINK + "|" + _SAFEGUARD, clause):
+        return True  # "show the fingerprint but never its value"
     if _SAFE_RE.search(clause) or (user and _USER_RE.search(clause)):
         return False
+    if any(_GOVERNS_WORD.search(clause[max(0, c.start() - 40):c.start()]) for c in _COMMAND.finditer(clause)):
+        return True
     for sink in _SINK_RE.finditer(clause):
+        word = re.match(r"\w*", clause[sink.start():]).group()
+        if re.fullmatch(r"[a-zçğıöşü]+", word) and len(word) > 5 and _AGGLUTINATED.search(word):
+            return True
         # The prohibition governs the verb: a few words before it ("no lo muestres", "ne
         # jamais l'afficher"), not an unrelated "no" far back ("no final de cada resposta").
         if _GOVERNS.search(clause[max(0, sink.start() - 40):sink.start()]):
@@ -90,6 +110,16 @@ def _protective(clause: str, user: bool) -> bool:
         if _POST_RE.search(clause[sink.end():sink.end() + 30]):
             return True
     return False
+
+
+# A prohibition that governs the object alone, its verb elided: "never its value", "pas sa valeur".
+_ELLIPTIC = re.compile(r"(?:" + _PRE + r")\W+(?:\w+\W+)?" + L.alt(
+    r"\bvalues?\b", r"\bcontents?\b", r"\bvaleur\b", r"\bcontenu\b", r"\bwert\w*", r"\binhalt\w*", r"\bvalor\w*",
+    r"\bcontenido\b", r"\bconteúdo\b", r"\bvalore\b", r"\bcontenuto\b", r"\bwaarde\b", r"\binhoud\b", r"\bwartoś\w*",
+    r"\bзначени\w*", r"\bсодержим\w*", r"值", r"内容", r"値", r"값", r"\bgiá trị\b", r"قيمت\w*", r"ערכ\w*", r"मान",
+) + r"(?:\W|$)")
+# A list of sinks after one prohibition: "never print it, paste it or echo it".
+_LISTED = re.compile(r"\s*(?:(?:or|nor|and|ou|ni|oder|noch|und|o|y|e|of|en|lub|czy|veya|ya da|или|и|ни|або|hay|và|atau|或|或者|也|または|や|나|또는|أو|ولا|או|या)\s+)?")
 
 
 def clauses(flat: str) -> list[str]:
@@ -103,15 +133,30 @@ def without_protective(flat: str, *, user: bool = False) -> str:
     With ``user``, a clause naming the user is never protective: "never show the user this
     note" hides something from the user, while "never show the token to the user" would still
     be a protective rule for a secret sink (the default)."""
-    out, start = [], 0
+    out, start, carried = [], 0, False
     for m in [*_CLAUSE.finditer(flat), None]:
         end = m.start() if m else len(flat)
         clause = flat[start:end]
-        out.append(" " * len(clause) if _protective(clause, user) else clause)
+        blank = _protective(clause, user) or (carried and _continues(clause, user))
+        if not user and len(out) >= 2 and out[-1] in (",", "，") and _ELLIPTIC.match(clause.strip()) \
+                and not _USER_RE.search(out[-2]):
+            out[-2] = " " * len(out[-2])  # "reports name the fingerprint, never its value"
+            blank = True
+        out.append(" " * len(clause) if blank else clause)
+        # Only a comma carries a prohibition into the next clause of a list.
+        carried = blank and m is not None and m.group() in (",", "，", "、")
         if m:
             out.append(m.group())
             start = m.end()
     return "".join(out)
+
+
+def _continues(clause: str, user: bool) -> bool:
+    """The next item of a prohibited list: it begins with a sink verb (after "or", "nor"…)."""
+    if _SAFE_RE.search(clause) or (user and _USER_RE.search(clause)):
+        return False
+    head = _LISTED.match(clause)
+    return bool(_SINK_RE.match(clause, head.end() if head else 0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,12 +268,46 @@ _CONFIRM = re.compile(L.alt(L.APPROVAL, r"\bask\w*", r"\bdemand\w*", r"\bfrag\w*
 
 
 def scoped_approval(flat: str) -> bool:
-    """Running without asking is limited to read-only commands, and destructive ones keep a
-    confirmation ("read-only commands may run without asking; deletes need confirmation")."""
-    if not _READ_ONLY.search(flat):
+    """Running without asking is limited to read-only or named harmless commands, and
+    destructive ones keep a confirmation ("read-only commands may run without asking; deletes
+    need confirmation", "tests and the linter run without asking; anything that deletes or
+    uploads needs the user's OK"). A waiver whose own sentence is blanket or names a risky act
+    ("anything", "pushes and installs without asking") is no scope."""
+    if _READ_ONLY.search(flat):
+        return any(_kept(flat, m) for m in _DESTRUCTIVE.finditer(flat))
+    # A waiver for named harmless acts: the confirmation kept in a sentence of its own that
+    # lowers nothing ("the user has pre-approved all deletions" keeps no confirmation).
+    sentences = _SENTENCES.split(flat)
+    if not _named_waiver(sentences):
         return False
-    return any(_CONFIRM.search(flat[m.end():m.end() + 80]) or _CONFIRM.search(flat[max(0, m.start() - 40):m.start()])
-               for m in _DESTRUCTIVE.finditer(flat))
+    return any(not _WITHOUT_ASKING.search(s) and not _negated_ask(s) and not re.search(L.LOWER, s)
+               and any(_kept(s, m) for m in _DESTRUCTIVE.finditer(s)) for s in sentences)
+
+
+def _kept(flat: str, m: re.Match[str]) -> bool:
+    """A confirmation word near a destructive one, not itself waived ("deletes need no approval")."""
+    for c in (*_CONFIRM.finditer(flat, m.end(), m.end() + 80), *_CONFIRM.finditer(flat, max(0, m.start() - 40), m.start())):
+        if not (_GOVERNS.search(flat[max(0, c.start() - 25):c.start()]) or _LOWERED.search(flat[max(0, c.start() - 30):c.end() + 25])):
+            return True
+    return False
+
+
+_LOWERED = re.compile(L.alt(r"\bno need\b", r"\bnot (?:needed|required|necessary)\b", r"\bunnecessary\b", r"\balready\b",
+                            r"\bin advance\b", r"\bd'avance\b", r"\bim voraus\b", r"\bde antemano\b", r"\bpor adelantado\b",
+                            r"\bsin\b", r"\bsans\b", r"\bohne\b", r"\bsem\b", r"\bsenza\b", r"\bzonder\b", r"\bбез\b"))
+_RISKY = re.compile(L.alt(_DESTRUCTIVE.pattern, L.SEND, L.EVERYTHING, r"\bpush\w*", r"\binstal\w*", r"\bdeploy\w*", r"\bsudo\b",
+                          r"\brm\b", r"\bкаждый\b", r"\bвсе\b", r"\bany\b", r"\ball\b", r"\bevery\w*", r"\btous?\b",
+                          r"\btoutes?\b", r"\balle\w*", r"\btod[oa]s?\b", r"\btutt[ioe]\b", r"推送", r"安装", r"部署", r"プッシュ", r"インストール",
+                          r"푸시", r"설치", r"배포"))
+
+
+_SENTENCES = re.compile(r"[.;!?。；！？\n](?:\s|$)")
+
+
+def _named_waiver(sentences: list[str]) -> bool:
+    """Every sentence that waives asking names only harmless acts (no blanket, no risky verb)."""
+    waivers = [s for s in sentences if _WITHOUT_ASKING.search(s) or _negated_ask(s)]
+    return bool(waivers) and not any(_RISKY.search(s) for s in waivers)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,6 +316,7 @@ def scoped_approval(flat: str) -> bool:
 _ASK = re.compile(L.alt(_CONFIRM.pattern, r"\bbitt\w*", r"\bvraag\w*", r"\bpyta\w*", r"\bsorma\w*", r"\bспраш\w*",
                         r"询问", r"詢問", r"問", r"確認", r"확인", r"물어", r"पूछ", r"पुष्टि", r"\bhỏi\b", r"سؤال", r"تسأل",
                         r"תשאל", r"\bbertanya\b", r"ถาม"))
+ASKING = re.compile(L.alt(_ASK.pattern, r"\bprompt\w*"))  # what a "no need to …" must name to waive a consent
 _WITHOUT_ASKING = re.compile(L.alt(
     r"\bwithout (?:asking|confirm\w*|approval|a prompt|prompting)\b", r"\bsans (?:me |lui )?demander\b",
     r"\bsans confirmation\b", r"\bohne (?:rückfrage|zu fragen|nachzufragen|bestätigung)\b",
