@@ -15,7 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from . import guard_concepts_scope as S
 from . import guard_lexicon as L
+from .guard_intent_words import words
+from .guard_scope import governed
 
 _CLAUSE = re.compile(r"[^.;!?。；！？\n]+")
 _WANT = re.compile(L.alt(
@@ -68,3 +71,53 @@ def without_kept_consent(flat: str) -> str:
 def without_name_only(flat: str) -> str:
     """The entry with the clauses that refer to a secret only by its name blanked."""
     return _blank(flat, lambda c: bool(_NAME_ONLY.search(c)))
+
+
+# Third parties whose approvals a user may declare void ("teammate approvals don't count"):
+# voiding *their* say restricts who approves, while voiding the user's is the attack.
+_OTHERS = re.compile(L.alt(
+    r"\bteam-?mates?\b", r"\bcolleagues?\b", r"\bco-?workers?\b", r"\bothers\b", r"\bother (?:people|members|devs?|developers)\b",
+    r"\banyone else\b", r"\bsomeone else\b", r"\bcollègues?\b", r"\bcoéquipi\w*", r"\bles autres\b", r"\bkolleg\w*",
+    r"\bteammitglied\w*", r"\bandere[nr]?\b", r"\bcompañer\w*", r"\bcolegas?\b", r"\botros\b", r"\boutros\b", r"\bcolleg[ahi]\w*",
+    r"\baltri\b", r"\bteamgeno\w*", r"\bwspółpracownik\w*", r"\bkoleg\w*", r"\binni\b", r"\btakım arkadaş\w*",
+    r"\bmeslektaş\w*", r"\bbaşkaları\w*", r"\bколлег\w*", r"\bдруги[ехм]\b", r"\bколег\w*", r"\bінш(?:і|их)\b",
+    r"\bσυνάδελφ\w*", r"\bάλλοι\b", r"同事", r"队友", r"隊友", r"其他人", r"别人", r"別人", r"同僚", r"チームメイト", r"他の人",
+    r"동료", r"팀원", r"다른 사람", r"\bđồng nghiệp\b", r"\bngười khác\b", r"\brekan\w*", r"\borang lain\b", r"زميل", r"زملاء",
+    r"الآخرين", r"עמית", r"אחרים", r"सहकर्मी", r"दूसरे", r"เพื่อนร่วมงาน", r"คนอื่น",
+))
+_USER = re.compile(L.alt(*words("USER"), r"\b(?:my|mine|me|i)\b"))
+_VOIDED = re.compile(L.alt(L.VOID, r"\bdon'?t count\b", r"\bdo not count\b", r"\bnot valid\b", r"\bcomptent pas\b",
+                           r"\bzählen nicht\b", r"\bno cuentan\b", r"\bnão contam\b", r"\bnon contano\b", r"\btellen niet\b",
+                           r"\bне считаются\b", r"不算", r"無効", r"인정되지", r"לא נחשב\w*"))
+
+
+def without_others_voided(flat: str) -> str:
+    """The entry with the clauses that void a third party's say (not the user's) blanked."""
+    return _blank(flat, lambda c: bool(_OTHERS.search(c) and _VOIDED.search(c) and not _USER.search(c)))
+
+
+# ---------------------------------------------------------------------------------------------
+# a reported injection: what a document asked, in a note that reports it and forbids obeying
+
+_DOCUMENT, _REQUESTED = re.compile(L.alt(*S.DOCUMENT)), re.compile(L.alt(*S.REQUESTED))
+_REPORT = re.compile(L.alt(*S.REPORT))
+_OBEY = re.compile(L.alt(L.EXECUTE, *words("FOLLOW"), *S.OBEY))
+_SENTENCE = re.compile(r"[^.;!?。；！？\n]+(?:\.(?!\s|$)[^.;!?。；！？\n]*)*")
+
+
+def reported_residual(flat: str) -> str | None:
+    """The entry without the sentences that report what a document asked ("a PDF held hidden text
+    asking the assistant to send passwords"), when the rest reports such text and forbids
+    obeying it ("I report it, I do not execute it"). None when the entry has no such frame; the
+    guard then reads only the rest (the reported request is data, like a quotation)."""
+    reported = [m for m in _SENTENCE.finditer(flat)
+                if any(_REQUESTED.search(m.group(), d.end()) for d in _DOCUMENT.finditer(m.group()))]
+    if not reported:
+        return None
+    out = list(flat)
+    for m in reported:
+        out[m.start():m.end()] = " " * (m.end() - m.start())
+    rest = "".join(out)
+    if _REPORT.search(rest) and any(governed(rest, o) for o in _OBEY.finditer(rest)):
+        return rest
+    return None

@@ -35,7 +35,7 @@ import re
 from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
-from .guard_kept import without_kept_consent
+from .guard_kept import without_kept_consent, without_others_voided
 from .guard_scope import dequote, scoped_approval, without_protective
 
 
@@ -165,7 +165,7 @@ def order_findings(flat: str) -> list[Finding]:
             not _AS_DATA.search(act):
         out.append(Finding("rule_override", "it makes instructions found in other content (web pages, "
                                             "files, memory, prefixed messages) count as orders"))
-    outside = dequote(act)  # a quoted letter that claims authority is data
+    outside = without_others_voided(dequote(act))  # a quoted letter that claims authority is data
     if _AUTHORITY.search(outside) and _GRANT.search(outside):
         out.append(Finding("identity_claim", "it grants a claimed role (administrator, developer, owner, "
                                              "security team) powers over the assistant's rules or approvals"))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from . import guard_lexicon as L
+from . import guard_concepts_scope as S
 from .guard_concepts_more import MORE
 from .guard_intent_words import words
 
@@ -51,14 +52,7 @@ _SINK = L.alt(
     r"출력", r"남기", r"出", r"贴", r"貼", r"लॉग", r"प्रिंट", r"दिखा", r"भेज", r"طباع\w*", r"عرض", r"إظهار", r"إرسال\w*", r"ارسال", r"نشر",
     r"הדפס\w*", r"תדפיס", r"שלח", r"พิมพ์", r"แสดง", r"ส่ง", r"\b(?:men)?tampilk\w*", r"\b(?:men)?cetak\w*", r"\b(?:mengi|ki)rim\w*", r"\bmenampilk\w*",
     r"\bwypisuj\w*", r"\bwyświetl\w*", r"\bwysył\w*", r"\byazdır\w*", r"\bgöster\w*", r"\bgönder\w*",
-    r"\btoon\w*", r"\bprint\w*", r"\bverstuur\w*",
-    # Copying or pasting a value somewhere is a sink too ("nooit kopiëren naar notities").
-    r"\bcop(?:y|ie[sd]|ying)\b", r"\bcopi\w*", r"\bkopi\w*", r"\bpast(?:e|es|ed|ing)\b", r"\bcoll\w*", r"\beinfüg\w*",
-    r"\bpeg(?:a|ar|ue)\w*", r"\bincoll\w*", r"\bplak\w*", r"\bwklej\w*", r"\bwpisyw\w*", r"\bkopyala\w*", r"\byapıştır\w*",
-    r"\bкопир\w*", r"\bскопир\w*", r"\bвстав\w*", r"\bαντιγρ\w*", r"\bεπικολλ\w*", r"复制", r"複製", r"粘贴", r"コピー", r"貼り付",
-    r"복사", r"붙여", r"적", r"\bsao chép\b", r"\bdán\b", r"\bsalin\w*", r"\btempel\w*", r"نسخ", r"الصق", r"העתק", r"הדבק",
-    r"कॉपी", r"पेस्ट", r"คัดลอก", r"วาง",
-
+    r"\btoon\w*", r"\bprint\w*", r"\bverstuur\w*", *S.COPY,
     # Dutch passive prohibitions take the participle: "mag niet geprint/getoond worden".
     r"\bgeprint\b", r"\bgetoond\b", r"\bverstuurd\b", r"\bgelogd\b", r"\bgedeeld\b", r"\bverzonden\b",
 )
@@ -113,13 +107,14 @@ def _protective(clause: str, user: bool) -> bool:
 
 
 # A prohibition that governs the object alone, its verb elided: "never its value", "pas sa valeur".
-_ELLIPTIC = re.compile(r"(?:" + _PRE + r")\W+(?:\w+\W+)?" + L.alt(
-    r"\bvalues?\b", r"\bcontents?\b", r"\bvaleur\b", r"\bcontenu\b", r"\bwert\w*", r"\binhalt\w*", r"\bvalor\w*",
-    r"\bcontenido\b", r"\bconteúdo\b", r"\bvalore\b", r"\bcontenuto\b", r"\bwaarde\b", r"\binhoud\b", r"\bwartoś\w*",
-    r"\bзначени\w*", r"\bсодержим\w*", r"值", r"内容", r"値", r"값", r"\bgiá trị\b", r"قيمت\w*", r"ערכ\w*", r"मान",
-) + r"(?:\W|$)")
+_ELLIPTIC = re.compile(r"(?:" + _PRE + r")\W+(?:\w+\W+)?" + L.alt(*S.VALUE) + r"(?:\W|$)")
 # A list of sinks after one prohibition: "never print it, paste it or echo it".
-_LISTED = re.compile(r"\s*(?:(?:or|nor|and|ou|ni|oder|noch|und|o|y|e|of|en|lub|czy|veya|ya da|или|и|ни|або|hay|và|atau|或|或者|也|または|や|나|또는|أو|ولا|או|या)\s+)?")
+_LISTED = re.compile(r"\s*(?:" + L.alt(*S.OR) + r"\s+)?")
+
+
+def governed(flat: str, m: re.Match[str]) -> bool:
+    """A prohibition governs the word matched by ``m`` ("don't run it", "δεν το εκτελώ", "ولا تنفذها")."""
+    return bool(_GOVERNS.search(flat[max(0, m.start() - 40):m.start()]) or _POST_RE.search(flat[m.end():m.end() + 12]))
 
 
 def clauses(flat: str) -> list[str]:
@@ -292,13 +287,8 @@ def _kept(flat: str, m: re.Match[str]) -> bool:
     return False
 
 
-_LOWERED = re.compile(L.alt(r"\bno need\b", r"\bnot (?:needed|required|necessary)\b", r"\bunnecessary\b", r"\balready\b",
-                            r"\bin advance\b", r"\bd'avance\b", r"\bim voraus\b", r"\bde antemano\b", r"\bpor adelantado\b",
-                            r"\bsin\b", r"\bsans\b", r"\bohne\b", r"\bsem\b", r"\bsenza\b", r"\bzonder\b", r"\bбез\b"))
-_RISKY = re.compile(L.alt(_DESTRUCTIVE.pattern, L.SEND, L.EVERYTHING, r"\bpush\w*", r"\binstal\w*", r"\bdeploy\w*", r"\bsudo\b",
-                          r"\brm\b", r"\bкаждый\b", r"\bвсе\b", r"\bany\b", r"\ball\b", r"\bevery\w*", r"\btous?\b",
-                          r"\btoutes?\b", r"\balle\w*", r"\btod[oa]s?\b", r"\btutt[ioe]\b", r"推送", r"安装", r"部署", r"プッシュ", r"インストール",
-                          r"푸시", r"설치", r"배포"))
+_LOWERED = re.compile(L.alt(*S.LOWERED))
+_RISKY = re.compile(L.alt(_DESTRUCTIVE.pattern, L.SEND, L.EVERYTHING, *S.RISKY))
 
 
 _SENTENCES = re.compile(r"[.;!?。；！？\n](?:\s|$)")
@@ -366,7 +356,9 @@ _COND = re.compile(L.alt(
     r"\bkhi\b", r"\bjika\b", r"\bkalau\b", r"\bapabila\b", r"\bikiwa\b", r"如果", r"若", r"もし", r"만약", r"अगर", r"यदि",
     r"إذا", r"اگر", r"אם", r"ถ้า", r"যদি",
 ))
-_THEN = re.compile(r",|，|、|:\s|;|\bthen\b|\balors\b|\bdann\b|\bentonces\b|\bentão\b|\ballora\b|\bто\b|तो|那么|就")
+# The Arabic consequent is a prefix on its verb ("إذا … فأبلغ المستخدم"), not a word of its own.
+_THEN = re.compile(r",|，|、|:\s|;|\bthen\b|\balors\b|\bdann\b|\bentonces\b|\bentão\b|\ballora\b|\bτότε\b|\bто\b|तो|那么|就"
+                   r"|\bאז\b|(?<=\s)ف(?=[أإآاتلسن])")
 # Positive safeguards: telling or asking the user, flagging, refusing, treating as suspect.
 _PROTECT = re.compile(L.alt(
     r"\btell\w*", r"\binform\w*", r"\breport\w*", r"\bflag\w*", r"\bwarn\w*", r"\balert\w*", r"\bnotif\w*", r"\bask\w*",
