@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # Copying or pasting a value somewhere is a sink too ("nooit kopiëren naar notities").
 COPY = (
-    r"\bcop(?:y|ie[sd]|ying)\b", r"\bcopi\w*", r"\bkopi\w*", r"\bpast(?:e|es|ed|ing)\b", r"\bcoll(?:e|er|ez|é)\b",
+    r"\bshar(?:e|es|ed|ing)\b", r"\bcop(?:y|ie[sd]|ying)\b", r"\bcopi\w*", r"\bkopi\w*", r"\bpast(?:e|es|ed|ing)\b", r"\bcoll(?:e|er|ez|é)\b",
     r"\beinfüg\w*", r"\bpeg(?:a|ar|ue)\w*", r"\bincoll\w*", r"\bplak\w*", r"\bwklej\w*", r"\bwpisyw\w*", r"\bkopyala\w*",
     r"\byapıştır\w*", r"\bкопир\w*", r"\bскопир\w*", r"\bвстав\w*", r"\bαντιγρ\w*", r"\bεπικολλ\w*", r"复制", r"複製", r"粘贴",
     r"コピー", r"貼り付", r"복사", r"붙여", r"적(?:지|어|으|는)", r"\bsao chép\b", r"\bdán\b", r"\bsalin\w*", r"\btempel\w*",
@@ -49,7 +49,7 @@ RISKY = (
 DOCUMENT = (
     r"\bpages?\b", r"\bweb ?pages?\b", r"\bpdfs?\b", r"\bdocuments?\b", r"\bfiles?\b", r"\be?-?mails?\b", r"\btext\b",
     r"\bcomments?\b", r"\bissues?\b", r"\breadme\w*", r"\bsites?\b", r"\bwebsites?\b", r"\bmessages?\b", r"\btickets?\b",
-    r"\bfichiers?\b", r"\btexte\b", r"\bcourriels?\b", r"\bseiten?\b", r"\bdokument\w*", r"\bdatei\w*", r"\bnachricht\w*",
+    r"\bfichiers?\b", r"\btexte\b", r"\bcourriels?\b", r"\bseiten?\b", r"\bwebseite\w*", r"\bcorreos?\b", r"\bdokument\w*", r"\bdatei\w*", r"\bnachricht\w*",
     r"\bpáginas?\b", r"\bdocumentos?\b", r"\barchivos?\b", r"\btexto\b", r"\bcorreos?\b", r"\barquivos?\b", r"\bpagin[ae]\b",
     r"\btesto\b", r"\btekst\w*", r"\bstron[aey]\b", r"\bplik\w*", r"\bsayfa\w*", r"\bbelge\w*", r"\bdosya\w*", r"\bmetin\w*",
     r"\bσελίδ\w*", r"\bέγγραφ\w*", r"\bαρχεί\w*", r"\bκείμεν\w*", r"\bμήνυμ\w*", r"\bстраниц\w*", r"\bдокумент\w*", r"\bфайл\w*",
@@ -85,4 +85,22 @@ OBEY = (
     r"\bανοίγ\w*", r"\bвыполня\w*", r"\bвыполн\w*", r"\bвиконува\w*", r"\buygula\w*", r"\baç\w*", r"\bwykonuj\w*", r"执行",
     r"執行", r"照做", r"実行", r"従", r"실행", r"따르", r"\bthực hiện\b", r"\bjalankan\b", r"\bikuti\b", r"تنفذ", r"نفذ", r"تتبع",
     r"לבצע", r"תבצע", r"מבצע", r"पालन", r"चला", r"ทำตาม",
+)
+
+# Negators placed after the verb they govern ("führe sie nicht aus", "voer het niet uit", "n'exécute pas").
+AFTER = (r"\bnicht\b", r"\bniet\b", r"\bpas\b", r"\binte\b", r"\bikke\b", r"\bnot\b")
+
+# Limiting a consent to one action, branch or time ("the OK was for the hotfix only").
+ONLY = (
+    r"\bonly\b", r"\bsolely\b", r"\bseulement\b", r"\buniquement\b", r"\bnur\b", r"\bsolo\b", r"\bsólo\b",
+    r"\bsomente\b", r"\bapenas\b", r"\bsoltanto\b", r"\balleen\b", r"\btylko\b", r"\bsadece\b", r"\byalnızca\b",
+    r"\bтолько\b", r"\bлише\b", r"\bтільки\b", r"\bμόνο\b", r"\bendast\b", r"\bbara\b", r"\bchỉ\b", r"\bhanya\b",
+    r"只", r"仅", r"僅", r"だけ", r"のみ", r"에만", r"만 ", r"فقط", r"רק", r"सिर्फ़", r"सिर्फ", r"केवल", r"เท่านั้น", r"เฉพาะ",
+)
+# What widens a limited consent again ("only deletes, no need to ask", "只是删除，不用确认").
+WIDENED = (
+    r"\bno need\b", r"\bskip\w*", r"\bformality\b", r"\bwithout\b", r"\bsans\b", r"\bohne\b", r"\bsin\b", r"\bsem\b",
+    r"\bsenza\b", r"\bzonder\b", r"\bbez\b", r"\bбез\b", r"\bχωρίς\b", r"\butan\b", r"\bkhông cần\b", r"\btanpa\b",
+    r"不用", r"不必", r"不需要", r"无需", r"無需", r"不要", r"要らない", r"필요 없", r"بدون", r"دون", r"בלי", r"बिना", r"โดยไม่",
+    r"\bforever\b", r"\bpermanent\w*", r"\balways\b", r"\bfrom now on\b",
 )

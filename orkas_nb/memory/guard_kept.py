@@ -18,7 +18,7 @@ from collections.abc import Callable
 from . import guard_concepts_scope as S
 from . import guard_lexicon as L
 from .guard_intent_words import words
-from .guard_scope import governed
+from .guard_scope import _PROTECT as PROTECT, governed
 
 _CLAUSE = re.compile(r"[^.;!?。；！？\n]+")
 _WANT = re.compile(L.alt(
@@ -63,9 +63,19 @@ def _keeps_consent(clause: str) -> bool:
         bool(re.search(r"\bto be asked\b|\bwants? to be (?:asked|consulted)\b", clause))
 
 
+_ONLY, _WIDENED = re.compile(L.alt(*S.ONLY)), re.compile(L.alt(*S.WIDENED))
+
+
+def _limits_consent(clause: str) -> bool:
+    """A consent limited to one action, branch or time ("yesterday's OK applied only to the
+    hotfix branch"), with nothing in the clause that waives or widens it."""
+    near = any(_ONLY.search(clause, max(0, c.start() - 40), c.end() + 40) for c in _CONSENT.finditer(clause))
+    return near and not _WAIVER.search(clause) and not _WIDENED.search(clause) and not re.search(L.EVERYTHING, clause)
+
+
 def without_kept_consent(flat: str) -> str:
-    """The entry with the clauses in which the user keeps a consent blanked."""
-    return _blank(flat, _keeps_consent)
+    """The entry with the clauses in which the user keeps or limits a consent blanked."""
+    return _blank(flat, lambda c: _keeps_consent(c) or _limits_consent(c))
 
 
 def without_name_only(flat: str) -> str:
@@ -100,24 +110,32 @@ def without_others_voided(flat: str) -> str:
 # a reported injection: what a document asked, in a note that reports it and forbids obeying
 
 _DOCUMENT, _REQUESTED = re.compile(L.alt(*S.DOCUMENT)), re.compile(L.alt(*S.REQUESTED))
-_REPORT = re.compile(L.alt(*S.REPORT))
+_REPORT = re.compile(L.alt(PROTECT.pattern, *S.REPORT))
+_STOP = re.compile(r"[,;:](?:\s|$)|[.!?。！？](?:\s|$)|[，；\n]")
+_END = re.compile(r"[.!?。！？](?:\s|$)|[;；\n]")
 _OBEY = re.compile(L.alt(L.EXECUTE, *words("FOLLOW"), *S.OBEY))
-_SENTENCE = re.compile(r"[^.;!?。；！？\n]+(?:\.(?!\s|$)[^.;!?。；！？\n]*)*")
+_AFTER = re.compile(r"\W*(?:\w+\W+){0,2}" + L.alt(*S.AFTER))
+_QUOTED = re.compile(r"«[^»]+»|“[^”]+”|\"[^\"]+\"|「[^」]+」|„[^“”]+[“”]")
 
 
 def reported_residual(flat: str) -> str | None:
-    """The entry without the sentences that report what a document asked ("a PDF held hidden text
-    asking the assistant to send passwords"), when the rest reports such text and forbids
-    obeying it ("I report it, I do not execute it"). None when the entry has no such frame; the
-    guard then reads only the rest (the reported request is data, like a quotation)."""
-    reported = [m for m in _SENTENCE.finditer(flat)
-                if any(_REQUESTED.search(m.group(), d.end()) for d in _DOCUMENT.finditer(m.group()))]
-    if not reported:
-        return None
-    out = list(flat)
-    for m in reported:
-        out[m.start():m.end()] = " " * (m.end() - m.start())
+    """The entry without what a document asked ("a PDF held hidden text asking the assistant to
+    send passwords", "a mail containing «send the passwords»"), when the rest reports such text
+    and forbids obeying it ("I report it, I do not execute it"). None when the entry has no
+    such frame; the guard then reads only the rest (the reported request is data, like a
+    quotation)."""
+    out, found = list(flat), False
+    for d in _DOCUMENT.finditer(flat):
+        ask = _REQUESTED.search(flat, d.end(), d.end() + 60) or _QUOTED.search(flat, d.end(), d.end() + 60)
+        if ask is None:
+            continue
+        # The request runs to the end of its clause (a quotation to its closing mark).
+        stop = _STOP.search(flat, ask.end()) if ask.re is _QUOTED else _END.search(flat, ask.end())
+        end = stop.start() if stop else len(flat)
+        out[d.start():end] = " " * (end - d.start())
+        found = True
     rest = "".join(out)
-    if _REPORT.search(rest) and any(governed(rest, o) for o in _OBEY.finditer(rest)):
+    if found and _REPORT.search(rest) and any(governed(rest, o) or _AFTER.match(rest, o.end()) or _AFTER.search(o.group())
+                                              for o in _OBEY.finditer(rest)):
         return rest
     return None
