@@ -114,7 +114,8 @@ _LISTED = re.compile(r"\s*(?:" + L.alt(*S.OR) + r"\s+)?")
 
 def governed(flat: str, m: re.Match[str]) -> bool:
     """A prohibition governs the word matched by ``m`` ("don't run it", "δεν το εκτελώ", "ولا تنفذها")."""
-    return bool(_GOVERNS.search(flat[max(0, m.start() - 40):m.start()]) or _POST_RE.search(flat[m.end():m.end() + 12]))
+    before = re.split(r"[,;:，；]", flat[max(0, m.start() - 40):m.start()])[-1]  # a clause boundary ends its reach
+    return bool(_GOVERNS.search(before) or _POST_RE.search(flat[m.end():m.end() + 12]))
 
 
 def clauses(flat: str) -> list[str]:
