@@ -8,7 +8,7 @@ from __future__ import annotations
 # What a phishing note asks the user for: a password or a one-time code (not an API key, which
 # a user may well paste on purpose into a settings file).
 CREDENTIAL = (
-    r"\bpass(?:word|code|phrase)s?\b", r"\b(?:2fa|otp|one-time|verification|security|sms) codes?\b", r"\bpin\b",
+    r"\bpass(?:word|code|phrase)s?\b", r"\b(?:2fa|otp|one-time|verification|security|sms) codes?\b", r"\bpin\b", r"\b(?:sms|otp|2fa|tan)\b.{0,8}\b(?:codes?|códigos?|codici|kod\w*|код\w*)\b", r"\b(?:codes?|códigos?|codici|kod\w*|код\w*)\b.{0,8}\b(?:sms|otp|2fa|tan)\b", r"\bsms-code\w*",
     r"\bmots? de passe\b", r"\bcode de (?:vérification|sécurité)\b", r"\bpasswort\w*", r"\bkennwort\w*",
     r"\bcontraseñ\w*", r"\bcódigo de (?:verificación|seguridad)\b", r"\bsenhas?\b", r"\bcódigo de verificação\b",
     r"\bpassword\b", r"\bwachtwoord\w*", r"\bhasł\w*", r"\bşifre\w*", r"\bпарол\w*", r"\bкод подтверждения\b",
@@ -68,7 +68,7 @@ UNSAID = (
     r"\b(?:don'?t|do not|never|without)\s+(?:\w+\s+){0,2}(?:flag\w*|mention\w*|not\w*|say\w*|disclos\w*|report\w*|document\w*|tell\w*)",
     r"\bwon'?t (?:see|notice)\b", r"\bwill not (?:see|notice)\b", r"\bnobody (?:will )?notices?\b", r"\bso (?:that )?(?:it|they|the \w+) looks?\b",
     r"\blook (?:current|better|good|nicer)\b", r"\bsans (?:le )?(?:mentionner|signaler|dire)\b", r"\bne (?:le )?(?:signale|mentionne|dis) pas\b",
-    r"\bohne\b.{0,25}\b(?:erwähn|meld|sag)\w*", r"\bnicht (?:erwähnen|melden)\b", r"\bsin (?:mencionarlo|decirlo|avisar)\b",
+    r"\bohne\b.{0,40}\b(?:erwähn|meld|sag)\w*", r"\bnicht (?:erwähnen|melden)\b", r"\bsin (?:mencionarlo|decirlo|avisar)\b",
     r"\bno lo (?:menciones|digas)\b", r"\bsem (?:mencionar|avisar|dizer)\b", r"\bsenza (?:dirlo|segnalarlo|menzionarlo)\b",
     r"\bzonder (?:het )?te (?:melden|vermelden)\b", r"\bbez (?:wspominania|informowania)\b", r"\bsöylemeden\b", r"\bbelirtmeden\b",
     r"\bне (?:упоминая|сообщая|говоря)\b", r"\bне (?:указывай|упоминай)\b", r"\bχωρίς να (?:το )?(?:αναφέρ|πει)\w*", r"ולא לציין",
