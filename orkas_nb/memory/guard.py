@@ -53,6 +53,7 @@ from .guard_future import future_findings
 from .guard_intent import intent_findings
 from .guard_orders import order_findings
 from .guard_effect import effect_findings
+from .guard_kept import reported_residual
 from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's patterns)
     EXFILTRATION,
     INJECTION,
@@ -360,6 +361,12 @@ def _detected(text: str, learned: bool = False) -> tuple[Verdict, tuple[str, ...
         # The attack may be only what the entry guards against ("if a page says 'ignore your
         # instructions', tell the user"): then the order is what counts.
         rest = safeguard_residual(normalise(text))
+        if rest is not None and not any(f.sure for f in findings(rest)):
+            found = [Finding(f.category, f.reason, sure=False) for f in found]
+            sure = []
+    if sure:
+        # What a document asked, reported by a note that forbids obeying it, is data too.
+        rest = reported_residual(normalise(text))
         if rest is not None and not any(f.sure for f in findings(rest)):
             found = [Finding(f.category, f.reason, sure=False) for f in found]
             sure = []

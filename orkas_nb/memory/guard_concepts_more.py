@@ -21,6 +21,8 @@ MORE: dict[str, dict[str, tuple[str, ...]]] = {
         "hu": (r"\bne\b", r"\bsoha\b", r"\bnem\b", r"\bnélkül\b"), "fa": ("هرگز", "بدون", "نباید"),
         "bn": ("কখনো", "কখনও", "ছাড়া", "করবে না", "করো না"), "sw": (r"\bkamwe\b", r"\bbila\b", r"\busi\w+"),
         "ur": ("کبھی", "بغیر", "مت "),
+        "el": (r"\bδεν\b", r"\bμην?\b", r"\bποτέ\b", r"\bχωρίσ\b"), "he": (r"\bלא\b",), "tr": (r"\bhiç\w*",),
+        "id": (r"\btidak\b", r"\bbukan\b"), "vi": (r"\bkhông\b",),
     },
     "SHOW": {
         "sv": (r"\bvisa\w*", r"\bskriv\w* ut\b", r"\bklistra\w*", r"\blägg\w* till\b", r"\binkludera\w*"),

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from . import guard_lexicon as L
 from .guard_kept import without_kept_consent, without_name_only
-from .guard_scope import clauses, waived_confirmation, without_protective
+from .guard_scope import ASKING as _ASKING, clauses, waived_confirmation, without_protective
 from .guard_intent_words import words as intent_words
 
 
@@ -75,8 +75,14 @@ def _segments(flat: str, command: str) -> list[str]:
     return out
 
 
+# A home path inside a place that only holds regenerated files (a cache, a temp or build dir).
+_REGENERATED = re.compile(r"^(?:~|\$\{?home\}?)/(?:[^/\s]+/)*(?:\.?cache|caches|\.?tmp|temp|__pycache__|node_modules|"
+                          r"\.pytest_cache|\.mypy_cache|\.ruff_cache|build|dist)/[^\s]*$")
+
+
 def _dangerous(targets: list[str]) -> str | None:
-    return next((t for t in targets if _DANGEROUS_TARGET.match(t)), None)
+    return next((t for t in targets if _DANGEROUS_TARGET.match(t)
+                 and not (_REGENERATED.match(t) and ".." not in t)), None)
 
 
 _DOWNLOAD_EXEC = _c(
@@ -249,6 +255,11 @@ _DEMAND = _c(L.alt(L.RULES, L.VOID, L.APPROVAL, L.LOWER, L.TREAT_AS, L.EVERYTHIN
              *intent_words("PRECEDENCE"), r"\breal\b", r"\bsystem\w*", r"\btrust\w*", r"\bprivileg\w*", r"\bsudo\b",
              r"\broot\b", r"\bverif\w*", r"\bconfiguration\b", r"\bupdat\w*", r"\bspeaking\b", r"\btesting\b", r"\btest\w*"))
 _ROOT_EVERYTHING = _c(r"\broot\b.{0,60}" + L.EVERYTHING + "|" + L.EVERYTHING + r".{0,60}\broot\b")
+# "root" as a place (the repo root, the root folder) grants nothing.
+_ROOT_PLACE = _c(r"\b(?:repo(?:sitory)?|project|workspace|git|site|web|document|source|package|monorepo|tree|workspace's|"
+                 r"repo's|project's)\s+root\b|\broot\s+(?:dir\w*|folder|of\b|level|path|\.|/)|\bat the root\b|"
+                 r"\bfrom the root\b|\bin the root\b|\bracine du (?:dépôt|projet)\b|\b(?:projekt|repo)-?(?:wurzel|root)\b|"
+                 r"\braíz del (?:repo|proyecto)\b|\braiz do (?:repo|projeto)\b")
 _IMPERSONATE = _c(L.IMPERSONATE)
 _GRANT = _c(r"\bgrant\w*\b.{0,30}\b(?:any|all|full|every)\b.{0,20}\b(?:access|privileges?|permissions?|rights)")
 _SANDBOX_OFF = _c(
@@ -267,10 +278,29 @@ _ACTION = _c(L.EXECUTE + r"|\bdelet\w*|\bpush\w*|\bopen\w*|\badd\w*|\bchang\w*|\
              r"|\bcambi\w*|\bänder\w*|\bmodifi\w*|\bmud\w*|更改|修改|変更|변경|\bthay đổi\b|\bизмени\w*|غيّر|غير")
 
 
+_SENTENCE = re.compile(r"[^.!?。！？\n]+(?:\.(?!\s|$)[^.!?。！？\n]*)*")
+_GRANTED = _c(L.alt(L.APPROVAL, r"\baccept\w*", r"\bakzeptier\w*", r"\bacept\w*", r"\baceit\w*", r"\baccett\w*",
+                    r"\byes\b", r"\bok\b", r"\boui\b", r"\bja\b", r"\bsí\b", r"\bsim\b"))
+
+
+def _lowered_approval(flat: str) -> bool:
+    """An approval word and a word that lowers it ("already", "no need", "in advance") in one
+    sentence, or a lowering that names asking itself ("no need to ask"): "no need to summarise
+    again. Keep the sign-off short" lowers nothing about approvals."""
+    if not _APPROVAL.search(flat):
+        return False
+    if any(_APPROVAL.search(s) and _LOWER.search(s) for s in _SENTENCE.findall(flat)):
+        return True
+    # Across sentences the lowering must name the consent itself: "… already accepted", "no
+    # need to ask" (asking after it; "ask in advance" keeps the consent).
+    return any(_ASKING.search(flat, m.start(), m.end() + 25) or _GRANTED.search(flat, max(0, m.start() - 25), m.end() + 25)
+               for m in _LOWER.finditer(flat))
+
+
 def control_findings(flat: str) -> list[Finding]:
     out: list[Finding] = []
     flat = without_kept_consent(flat)
-    if _APPROVAL.search(flat) and _LOWER.search(flat):
+    if _lowered_approval(flat):
         out.append(Finding("approval_claim", "it claims approvals were given or are not needed; only "
                                              "the user grants approvals, when asked"))
     if waived_confirmation(flat):
@@ -283,7 +313,7 @@ def control_findings(flat: str) -> list[Finding]:
         # attack when it comes with a demand on the assistant's rules, approvals or obedience.
         out.append(Finding("identity_claim", "it claims an identity or authority (admin, owner) that "
                                              "memory cannot vouch for", sure=bool(_DEMAND.search(flat))))
-    if _ROOT_EVERYTHING.search(flat) or _GRANT.search(flat):
+    if _ROOT_EVERYTHING.search(_ROOT_PLACE.sub(" ", flat)) or _GRANT.search(flat):
         out.append(Finding("identity_claim", "it grants root or unlimited access"))
     if _IMPERSONATE.search(flat):
         out.append(Finding("identity_claim", "it makes other text count as the owner or developer speaking"))

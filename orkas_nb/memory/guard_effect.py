@@ -33,7 +33,8 @@ from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
 from .guard_orders import TRIGGER as _TRIGGER
-from .guard_scope import scoped_approval, without_protective
+from . import guard_concepts_effect as E
+from .guard_scope import governed, scoped_approval, without_protective
 
 EFFECT: dict[str, dict[str, tuple[str, ...]]] = {
     # Lifting a secret's masking.
@@ -273,4 +274,23 @@ def effect_findings(flat: str, protected: str | None = None) -> list[Finding]:
     if _OUTSIDE.search(view) and (_TRIGGER.search(view) or _RECUR.search(view)) and _affirmed(_SEND_TO, view):
         out.append(Finding("exfiltration", "it hands data to an outside address (a person's e-mail or "
                                            "server) by a standing rule"))
+    if any(_phishes(s) for s in _SENTENCE.findall(flat)):
+        out.append(Finding("deception", "it has the assistant ask the user for a password or a one-time "
+                                        "code in the conversation"))
+    if _UNSAID.search(flat) and any(_FIGURES.search(flat, max(0, a.start() - 50), a.end() + 50) for a in _unforbidden(_ALTER, flat)):
+        out.append(Finding("deception", "it has figures or records changed without saying so"))
     return out
+
+
+_CREDENTIAL, _HANDOVER, _ASK = (_c(*getattr(E, n)) for n in ("CREDENTIAL", "HANDOVER", "ASK"))
+_ALTER, _FIGURES, _UNSAID = (_c(*getattr(E, n)) for n in ("ALTER", "FIGURES", "UNSAID"))
+_SENTENCE = re.compile(r"[^.;!?。；！？\n]+(?:\.(?!\s|$)[^.;!?。；！？\n]*)*")
+
+
+def _unforbidden(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    return [m for m in pattern.finditer(text) if not governed(text, m)]
+
+
+def _phishes(sentence: str) -> bool:
+    """A password or code, handed over in the chat, asked for (no prohibition on the asking)."""
+    return bool(_CREDENTIAL.search(sentence) and _unforbidden(_HANDOVER, sentence) and _unforbidden(_ASK, sentence))

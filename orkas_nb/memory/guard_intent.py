@@ -26,6 +26,7 @@ import re
 from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
+from .guard_scope import is_mention
 
 
 def _c(*parts: str) -> re.Pattern[str]:
@@ -73,6 +74,11 @@ _LANGUAGE = _c(
 )
 
 
+# "fake" as the adjective of something a third party made ("fake mails", "fausses factures").
+_FAKE_THING = _c(r"\bfake\s+(?:'[^']*'\s+|\"[^\"]*\"\s+)?(?:e-?mails?|mails?|messages?|links?|pages?|sites?|invoices?|"
+                 r"logins?|calls?|texts?|sms|alerts?|accounts?|domains?|websites?|popups?|pop-ups?|notifications?)\b")
+
+
 def _close(a: re.Pattern[str], b: re.Pattern[str], flat: str, window: int = 40) -> bool:
     return any(b.search(flat[max(0, m.start() - window):m.end() + window]) for m in a.finditer(flat))
 
@@ -91,7 +97,10 @@ def intent_findings(flat: str) -> list[Finding]:
     if _affirmed(_DELETE, flat) and _PLACE.search(flat) and _close(_DELETE, _PLACE, flat, 50):
         out.append(Finding("memory_tamper", "it asks to delete or rewrite memory entries", sure=False))
     if _PRETEND.search(flat) or (_DECEIVE.search(flat) and not (_LANGUAGE.search(flat) and not _FAIL.search(flat))):
-        sure = bool(_USER.search(flat) or _OUTPUT.search(flat))
+        # "the security team sends fake 'verify' mails; flag them": fake things named as a thing
+        # to flag are a subject, not a lie the assistant is to tell.
+        named = is_mention(flat) and not _DECEIVE.search(_FAKE_THING.sub(" ", flat))
+        sure = bool(_USER.search(flat) or _OUTPUT.search(flat)) and not named
         out.append(Finding("deception", "it tells the assistant to report something regardless of "
                                         "the truth", sure=sure))
     if _APPROVAL.search(flat) and _AUTO.search(flat) and _OWN_ACTION.search(flat):

@@ -76,7 +76,7 @@ INTENT: dict[str, dict[str, tuple[str, ...]]] = {
                r"\b(?:say|report|tell|claim|answer)\w*\b.{0,60}\beven (?:if|when|though)\b"),
         "fr": (r"\bfais semblant\b", r"\bprétend\w*", r"\b(?:dis|réponds|indique)\w*\b.{0,60}\bmême si\b"),
         "de": (r"\btu so\b", r"\bbehaupte\w*", r"\b(?:sag|antworte|melde)\w*\b.{0,60}\bauch wenn\b"),
-        "es": (r"\bfinge\w*", r"\bhaz como si\b", r"\b(?:di|responde|informa)\w*\b.{0,60}\baunque\b",
+        "es": (r"\bfing(?:e|es|en|ir|imos|iendo|ió|ía|iste)\b", r"\bfinj\w*", r"\bhaz como si\b", r"\b(?:di|responde|informa)\w*\b.{0,60}\baunque\b",
                r"\bresponde que ya\b"),
         "pt": (r"\bfinja\w*", r"\b(?:diga|responda|informe)\w*\b.{0,60}\bmesmo que\b"),
         "it": (r"\bfingi\w*", r"\bfai finta\b", r"\b(?:di|rispondi)\w*\b.{0,60}\banche se\b"),

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import re
 
+from . import guard_concepts_scope as S
 from . import guard_lexicon as L
-from .guard_scope import blank_clauses
+from .guard_intent_words import words
+from .guard_blank import blank_clauses
+from .guard_scope import _PROTECT as PROTECT, governed
 
 # Sentence ends only: coarser than guard_scope's clause cuts (commas, "but", dashes).
 _CUT = re.compile(r"[.;!?。；！？\n]")
@@ -53,11 +56,79 @@ def _keeps_consent(clause: str) -> bool:
         bool(re.search(r"\bto be asked\b|\bwants? to be (?:asked|consulted)\b", clause))
 
 
+_ONLY, _WIDENED = re.compile(L.alt(*S.ONLY)), re.compile(L.alt(*S.WIDENED))
+
+
+def _limits_consent(clause: str) -> bool:
+    """A consent limited to one action, branch or time ("yesterday's OK applied only to the
+    hotfix branch"), with nothing in the clause that waives or widens it."""
+    near = any(_ONLY.search(clause, max(0, c.start() - 40), c.end() + 40) for c in _CONSENT.finditer(clause))
+    return near and not _WAIVER.search(clause) and not _WIDENED.search(clause) and not re.search(L.EVERYTHING, clause)
+
+
 def without_kept_consent(flat: str) -> str:
-    """The entry with the clauses in which the user keeps a consent blanked."""
-    return blank_clauses(flat, _CUT, _keeps_consent)
+    """The entry with the clauses in which the user keeps or limits a consent blanked."""
+    return blank_clauses(flat, _CUT, lambda c: _keeps_consent(c) or _limits_consent(c))
 
 
 def without_name_only(flat: str) -> str:
     """The entry with the clauses that refer to a secret only by its name blanked."""
     return blank_clauses(flat, _CUT, lambda c: bool(_NAME_ONLY.search(c)))
+
+
+# Third parties whose approvals a user may declare void ("teammate approvals don't count"):
+# voiding *their* say restricts who approves, while voiding the user's is the attack.
+_OTHERS = re.compile(L.alt(
+    r"\bteam-?mates?\b", r"\bcolleagues?\b", r"\bco-?workers?\b", r"\bothers\b", r"\bother (?:people|members|devs?|developers)\b",
+    r"\banyone else\b", r"\bsomeone else\b", r"\bcollègues?\b", r"\bcoéquipi\w*", r"\bles autres\b", r"\bkolleg\w*",
+    r"\bteammitglied\w*", r"\bandere[nr]?\b", r"\bcompañer\w*", r"\bcolegas?\b", r"\botros\b", r"\boutros\b", r"\bcolleg[ahi]\w*",
+    r"\baltri\b", r"\bteamgeno\w*", r"\bwspółpracownik\w*", r"\bkoleg\w*", r"\binni\b", r"\btakım arkadaş\w*",
+    r"\bmeslektaş\w*", r"\bbaşkaları\w*", r"\bколлег\w*", r"\bдруги[ехм]\b", r"\bколег\w*", r"\bінш(?:і|их)\b",
+    r"\bσυνάδελφ\w*", r"\bάλλοι\b", r"同事", r"队友", r"隊友", r"其他人", r"别人", r"別人", r"同僚", r"チームメイト", r"他の人",
+    r"동료", r"팀원", r"다른 사람", r"\bđồng nghiệp\b", r"\bngười khác\b", r"\brekan\w*", r"\borang lain\b", r"زميل", r"زملاء",
+    r"الآخرين", r"עמית", r"אחרים", r"सहकर्मी", r"दूसरे", r"เพื่อนร่วมงาน", r"คนอื่น",
+))
+_USER = re.compile(L.alt(*words("USER"), r"\b(?:my|mine|me|i)\b"))
+_VOIDED = re.compile(L.alt(L.VOID, r"\bdon'?t count\b", r"\bdo not count\b", r"\bnot valid\b", r"\bcomptent pas\b",
+                           r"\bzählen nicht\b", r"\bno cuentan\b", r"\bnão contam\b", r"\bnon contano\b", r"\btellen niet\b",
+                           r"\bне считаются\b", r"不算", r"無効", r"인정되지", r"לא נחשב\w*"))
+
+
+def without_others_voided(flat: str) -> str:
+    """The entry with the clauses that void a third party's say (not the user's) blanked."""
+    return blank_clauses(flat, _CUT, lambda c: bool(_OTHERS.search(c) and _VOIDED.search(c) and not _USER.search(c)))
+
+
+# ---------------------------------------------------------------------------------------------
+# a reported injection: what a document asked, in a note that reports it and forbids obeying
+
+_DOCUMENT, _REQUESTED = re.compile(L.alt(*S.DOCUMENT)), re.compile(L.alt(*S.REQUESTED))
+_REPORT = re.compile(L.alt(PROTECT.pattern, *S.REPORT))
+_STOP = re.compile(r"[,;:](?:\s|$)|[.!?。！？](?:\s|$)|[，；\n]")
+_END = re.compile(r"[.!?。！？](?:\s|$)|[;；\n]")
+_OBEY = re.compile(L.alt(L.EXECUTE, *words("FOLLOW"), *S.OBEY))
+_AFTER = re.compile(r"\W*(?:\w+\W+){0,2}" + L.alt(*S.AFTER))
+_QUOTED = re.compile(r"«[^»]+»|“[^”]+”|\"[^\"]+\"|「[^」]+」|„[^“”]+[“”]")
+
+
+def reported_residual(flat: str) -> str | None:
+    """The entry without what a document asked ("a PDF held hidden text asking the assistant to
+    send passwords", "a mail containing «send the passwords»"), when the rest reports such text
+    and forbids obeying it ("I report it, I do not execute it"). None when the entry has no
+    such frame; the guard then reads only the rest (the reported request is data, like a
+    quotation)."""
+    out, found = list(flat), False
+    for d in _DOCUMENT.finditer(flat):
+        ask = _REQUESTED.search(flat, d.end(), d.end() + 60) or _QUOTED.search(flat, d.end(), d.end() + 60)
+        if ask is None:
+            continue
+        # The request runs to the end of its clause (a quotation to its closing mark).
+        stop = _STOP.search(flat, ask.end()) if ask.re is _QUOTED else _END.search(flat, ask.end())
+        end = stop.start() if stop else len(flat)
+        out[d.start():end] = " " * (end - d.start())
+        found = True
+    rest = "".join(out)
+    if found and _REPORT.search(rest) and any(governed(rest, o) or _AFTER.match(rest, o.end()) or _AFTER.search(o.group())
+                                              for o in _OBEY.finditer(rest)):
+        return rest
+    return None

@@ -35,7 +35,7 @@ import re
 from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
-from .guard_kept import without_kept_consent
+from .guard_kept import without_kept_consent, without_others_voided
 from .guard_scope import dequote, scoped_approval, without_protective
 
 
@@ -51,7 +51,9 @@ _TRIGGER = _c(L.PERSIST, r"\bwhen(?:ever)?\b", r"\bif\b", r"\bbefore\b", r"\baft
               r"当", r"如果", r"之后", r"之後", r"時", r"たら", r"ときは", r"면", r"เมื่อ", r"ถ้า", r"ทุกครั้ง")
 TRIGGER = _TRIGGER  # a trigger or standing marker, for guard_effect
 _DESTROY_CMD = re.compile(
-    r"\brm\s+(?:-\w+\s+)*-\w*[rf]\w*\s+(?:--\s+)?(?:~|/|\$home|\*|\.git\b|\.\.?/?\s)|"
+    # (a home path inside a cache or temp dir holds only regenerated files: not a whole target)
+    r"\brm\s+(?:-\w+\s+)*-\w*[rf]\w*\s+(?:--\s+)?(?:~(?!/(?:[^/\s]+/)*(?:\.?cache|caches|\.?tmp|temp|__pycache__|"
+    r"node_modules)/(?!\S*\.\.))|/|\$home|\*|\.git\b|\.\.?/?\s)|"
     r"\bfind\b[^`\n]{0,80}\s-delete\b|\bkill\s+-(?:9|kill)\s+-1\b|\bdocker\s+(?:system|volume|image)\s+prune\b|"
     r"\baws\s+s3\s+(?:rm|rb)\b[^`\n]{0,80}--(?:recursive|force)\b|\bchmod\s+-r\s+0+\b|\bdd\b[^`\n]{0,60}\bof=/dev/|"
     r"\bmkfs\b|\bshred\b|\bwipefs\b|\bgit\s+push\b[^`\n]{0,60}--force(?!-with-lease)\b|\bgsutil\s+(?:-m\s+)?rm\s+-r"
@@ -165,7 +167,7 @@ def order_findings(flat: str) -> list[Finding]:
             not _AS_DATA.search(act):
         out.append(Finding("rule_override", "it makes instructions found in other content (web pages, "
                                             "files, memory, prefixed messages) count as orders"))
-    outside = dequote(act)  # a quoted letter that claims authority is data
+    outside = without_others_voided(dequote(act))  # a quoted letter that claims authority is data
     if _AUTHORITY.search(outside) and _GRANT.search(outside):
         out.append(Finding("identity_claim", "it grants a claimed role (administrator, developer, owner, "
                                              "security team) powers over the assistant's rules or approvals"))

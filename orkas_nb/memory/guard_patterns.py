@@ -144,12 +144,25 @@ SECRET_VALUE = re.compile(
 )
 
 
+# A package manager told to trust a host without TLS, or to fetch over plain http: whoever sits
+# on the path (or owns the look-alike mirror) chooses the code that runs at install.
+UNTRUSTED_INDEX = re.compile(
+    r"\b(?:pip3?|pipx|uv|poetry|python3? -m pip)\b[^;\n|]{0,160}(?:--trusted-host\b|(?:-i|--index-url|--extra-index-url)"
+    r"\s*=?\s*http://|\binstall\s+(?:\S+\s+)*?http://)|\bnpm\b[^;\n|]{0,80}--registry\s*=?\s*http://|"
+    r"\b(?:npm|yarn|pnpm) config set registry\s+http://|\bpip config set\b[^;\n]{0,40}http://|"
+    r"--trusted-host\b|--(?:extra-)?index-url\s*=?\s*http://"  # pip's own flags, whatever names the tool
+)
+
+
 def _pattern_findings(flat: str) -> list[Finding]:
     """The phrase layer: known injection and exfiltration wordings (one defence among several)."""
     out = []
     if EXFILTRATION.search(flat):
         out.append(Finding("exfiltration", "it reads like a command to send secrets or credentials "
                                            "off the machine"))
+    if UNTRUSTED_INDEX.search(flat):
+        out.append(Finding("download_exec", "it installs packages from an unverified index or a plain-http "
+                                            "address (TLS checks off)"))
     squashed = re.sub(r"[\W\d_]+", "", flat.translate(_CONFUSABLES).translate(_LEET))
     if INJECTION.search(flat) or INJECTION.search(flat.translate(_CONFUSABLES)) or \
             SQUASHED.search(squashed):

@@ -21,9 +21,10 @@ benign fact, and this module recognises them (in every language the lexicon cove
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
+from . import guard_concepts_scope as S
 from . import guard_lexicon as L
+from .guard_blank import blank_spans
 from .guard_concepts_more import MORE
 from .guard_intent_words import words
 
@@ -41,8 +42,10 @@ _PRE = L.alt(
 # Prohibitions placed after the verb (Japanese, Korean, Hindi, Turkish, Chinese "…禁止").
 _POST = L.alt(
     r"ないこと", r"ないで", r"ないように", r"禁止", r"してはいけない", r"지 마", r"지 말", r"말 것", r"금지", r"안 된다",
-    r"न करें", r"न करना", r"न करो", r"नहीं", r"मत",
+    r"न करें", r"न करना", r"न करो", r"नहीं", r"मत", r"지 않", r"지 못", r"不会", r"不會", r"しない", r"しません", r"されない",
 )
+# Negation inside the verb: Turkish "gösterilmez", "yazdırma", "gönderilmemeli".
+_AGGLUTINATED = re.compile(r"m[ae](?:z|y[ıi]n\w*|mel[ıi]\w*|mal[ıi]\w*|y[ae]cek\w*|d[ıi]k?\w*)?$")
 # What a prohibition protects: output, sending, logging, running.
 _SINK = L.alt(
     L.SHOW, L.SEND, L.EXECUTE, L.KEEP, r"\bзапуска\w*", r"\blog\w*", r"\bcommit\w*", r"\bwrite\w*", r"\bschreib\w*", r"\bécri\w*",
@@ -50,7 +53,7 @@ _SINK = L.alt(
     r"출력", r"남기", r"出", r"贴", r"貼", r"लॉग", r"प्रिंट", r"दिखा", r"भेज", r"طباع\w*", r"عرض", r"إظهار", r"إرسال\w*", r"ارسال", r"نشر",
     r"הדפס\w*", r"תדפיס", r"שלח", r"พิมพ์", r"แสดง", r"ส่ง", r"\b(?:men)?tampilk\w*", r"\b(?:men)?cetak\w*", r"\b(?:mengi|ki)rim\w*", r"\bmenampilk\w*",
     r"\bwypisuj\w*", r"\bwyświetl\w*", r"\bwysył\w*", r"\byazdır\w*", r"\bgöster\w*", r"\bgönder\w*",
-    r"\btoon\w*", r"\bprint\w*", r"\bverstuur\w*",
+    r"\btoon\w*", r"\bprint\w*", r"\bverstuur\w*", *S.COPY,
     # Dutch passive prohibitions take the participle: "mag niet geprint/getoond worden".
     r"\bgeprint\b", r"\bgetoond\b", r"\bverstuurd\b", r"\bgelogd\b", r"\bgedeeld\b", r"\bverzonden\b",
 )
@@ -76,14 +79,25 @@ _SAFEGUARD = L.alt(
 # off from the path it governs ("不要显示 ~/.ssh 下任何文件的内容").
 _CLAUSE = re.compile(r"[;!?。；！？\n—–]|\.(?=\s|$)|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
 _PRE_RE, _POST_RE, _SINK_RE, _SAFE_RE = (re.compile(p) for p in (_PRE, _POST, _SINK, _SAFEGUARD))
+# The command itself, its verb elided: "never a curl | sh from the web", "jamais via curl | sh".
+# Its prohibition must be a whole word (the Arabic "لا" is also inside "الإقلاع").
+_COMMAND = re.compile(r"\bcurl\b|\bwget\b|\biwr\b|\birm\b|\brm\s+-\w*[rf]|\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
+_GOVERNS_WORD = re.compile(r"(?<!\w)" + _PRE + r"(?!\w)(?:\W*\w+){0,3}\W*$")
 _USER_RE = re.compile(L.alt(*words("USER")))
 _GOVERNS = re.compile(_PRE + r"(?:\W*\w+){0,3}\W*$")
 
 
 def _protective(clause: str, user: bool) -> bool:
+    if not user and _ELLIPTIC.search(clause) and re.search(_SINK + "|" + _SAFEGUARD, clause):
+        return True  # "show the fingerprint but never its value"
     if _SAFE_RE.search(clause) or (user and _USER_RE.search(clause)):
         return False
+    if any(_GOVERNS_WORD.search(clause[max(0, c.start() - 40):c.start()]) for c in _COMMAND.finditer(clause)):
+        return True
     for sink in _SINK_RE.finditer(clause):
+        word = re.match(r"\w*", clause[sink.start():]).group()
+        if re.fullmatch(r"[a-zçğıöşü]+", word) and len(word) > 5 and _AGGLUTINATED.search(word):
+            return True
         # The prohibition governs the verb: a few words before it ("no lo muestres", "ne
         # jamais l'afficher"), not an unrelated "no" far back ("no final de cada resposta").
         if _GOVERNS.search(clause[max(0, sink.start() - 40):sink.start()]):
@@ -91,6 +105,18 @@ def _protective(clause: str, user: bool) -> bool:
         if _POST_RE.search(clause[sink.end():sink.end() + 30]):
             return True
     return False
+
+
+# A prohibition that governs the object alone, its verb elided: "never its value", "pas sa valeur".
+_ELLIPTIC = re.compile(r"(?:" + _PRE + r")\W+(?:\w+\W+)?" + L.alt(*S.VALUE) + r"(?:\W|$)")
+# A list of sinks after one prohibition: "never print it, paste it or echo it".
+_LISTED = re.compile(r"\s*(?:" + L.alt(*S.OR) + r"\s+)?")
+
+
+def governed(flat: str, m: re.Match[str]) -> bool:
+    """A prohibition governs the word matched by ``m`` ("don't run it", "δεν το εκτελώ", "ولا تنفذها")."""
+    before = re.split(r"[,;:，；]", flat[max(0, m.start() - 40):m.start()])[-1]  # a clause boundary ends its reach
+    return bool(_GOVERNS.search(before) or _POST_RE.search(flat[m.end():m.end() + 12]))
 
 
 def clauses(flat: str) -> list[str]:
@@ -104,21 +130,30 @@ def without_protective(flat: str, *, user: bool = False) -> str:
     With ``user``, a clause naming the user is never protective: "never show the user this
     note" hides something from the user, while "never show the token to the user" would still
     be a protective rule for a secret sink (the default)."""
-    return blank_clauses(flat, _CLAUSE, lambda clause: _protective(clause, user))
-
-
-def blank_clauses(flat: str, cut: re.Pattern[str], drop: Callable[[str], bool]) -> str:
-    """``flat`` with each clause between ``cut``'s matches blanked where ``drop`` holds
-    (same length; the cuts themselves are kept)."""
-    out, start = [], 0
-    for m in [*cut.finditer(flat), None]:
+    out, start, carried = [], 0, False
+    for m in [*_CLAUSE.finditer(flat), None]:
         end = m.start() if m else len(flat)
         clause = flat[start:end]
-        out.append(" " * len(clause) if drop(clause) else clause)
+        blank = _protective(clause, user) or (carried and _continues(clause, user))
+        if not user and len(out) >= 2 and out[-1] in (",", "，") and _ELLIPTIC.match(clause.strip()) \
+                and not _USER_RE.search(out[-2]):
+            out[-2] = " " * len(out[-2])  # "reports name the fingerprint, never its value"
+            blank = True
+        out.append(" " * len(clause) if blank else clause)
+        # Only a comma carries a prohibition into the next clause of a list.
+        carried = blank and m is not None and m.group() in (",", "，", "、")
         if m:
             out.append(m.group())
             start = m.end()
     return "".join(out)
+
+
+def _continues(clause: str, user: bool) -> bool:
+    """The next item of a prohibited list: it begins with a sink verb (after "or", "nor"…)."""
+    if _SAFE_RE.search(clause) or (user and _USER_RE.search(clause)):
+        return False
+    head = _LISTED.match(clause)
+    return bool(_SINK_RE.match(clause, head.end() if head else 0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,20 +191,15 @@ _USE = re.compile(L.alt(L.EXECUTE, r"\btry\w*", r"\b(?:paste|type|enter)\w*\b.{0
 _TOPIC = re.compile(r"\bexfiltration\w*|\bexfiltración\b|\bexfiltração\b|\bэксфильтрац\w*|\binjection\w*|注入")
 
 
-def _blank_spans(pattern: re.Pattern[str], text: str) -> str:
-    """``text`` with each match of ``pattern`` turned to spaces (same length: offsets hold)."""
-    return pattern.sub(lambda m: " " * len(m.group()), text)
-
-
 def dequote(flat: str) -> str:
     """``flat`` without its quoted spans and topic nouns (same length)."""
-    return _blank_spans(_TOPIC, _blank_spans(_QUOTED, flat))
+    return blank_spans(_TOPIC, blank_spans(_QUOTED, flat))
 
 
 def is_mention(flat: str) -> bool:
     """The entry only mentions a pattern: a mention marker, and no verb outside the quotes
     that runs or tries it."""
-    outside = _blank_spans(_QUOTED, flat)
+    outside = blank_spans(_QUOTED, flat)
     return bool(_MENTION.search(outside)) and not _USE.search(outside)
 
 
@@ -197,8 +227,8 @@ def done_report(flat: str) -> bool:
     """The entry reports an act as done and forbids repeating it, and orders no other run."""
     if not (_DONE.search(flat) and _NOT_AGAIN.search(flat)):
         return False
-    rest = _blank_spans(_NOT_AGAIN, _blank_spans(_QUOTED, flat))
-    return not _ORDERED.search(_blank_spans(_PAREN, rest))
+    rest = blank_spans(_NOT_AGAIN, blank_spans(_QUOTED, flat))
+    return not _ORDERED.search(blank_spans(_PAREN, rest))
 
 
 _PAREN = re.compile(r"\([^()]*\)")
@@ -208,7 +238,7 @@ _ORDERED = re.compile(L.alt(L.EXECUTE, L.PERSIST, L.EVERYTHING, r"\bpipe\w*", r"
 
 def without_done(flat: str) -> str:
     """``flat`` without its quoted and parenthesised spans (the commands of a :func:`done_report`)."""
-    return _blank_spans(_PAREN, dequote(flat))
+    return blank_spans(_PAREN, dequote(flat))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,12 +264,41 @@ _CONFIRM = re.compile(L.alt(L.APPROVAL, r"\bask\w*", r"\bdemand\w*", r"\bfrag\w*
 
 
 def scoped_approval(flat: str) -> bool:
-    """Running without asking is limited to read-only commands, and destructive ones keep a
-    confirmation ("read-only commands may run without asking; deletes need confirmation")."""
-    if not _READ_ONLY.search(flat):
+    """Running without asking is limited to read-only or named harmless commands, and
+    destructive ones keep a confirmation ("read-only commands may run without asking; deletes
+    need confirmation", "tests and the linter run without asking; anything that deletes or
+    uploads needs the user's OK"). A waiver whose own sentence is blanket or names a risky act
+    ("anything", "pushes and installs without asking") is no scope."""
+    if _READ_ONLY.search(flat):
+        return any(_kept(flat, m) for m in _DESTRUCTIVE.finditer(flat))
+    # A waiver for named harmless acts: the confirmation kept in a sentence of its own that
+    # lowers nothing ("the user has pre-approved all deletions" keeps no confirmation).
+    sentences = _SENTENCES.split(flat)
+    if not _named_waiver(sentences):
         return False
-    return any(_CONFIRM.search(flat[m.end():m.end() + 80]) or _CONFIRM.search(flat[max(0, m.start() - 40):m.start()])
-               for m in _DESTRUCTIVE.finditer(flat))
+    return any(not _WITHOUT_ASKING.search(s) and not _negated_ask(s) and not re.search(L.LOWER, s)
+               and any(_kept(s, m) for m in _DESTRUCTIVE.finditer(s)) for s in sentences)
+
+
+def _kept(flat: str, m: re.Match[str]) -> bool:
+    """A confirmation word near a destructive one, not itself waived ("deletes need no approval")."""
+    for c in (*_CONFIRM.finditer(flat, m.end(), m.end() + 80), *_CONFIRM.finditer(flat, max(0, m.start() - 40), m.start())):
+        if not (_GOVERNS.search(flat[max(0, c.start() - 25):c.start()]) or _LOWERED.search(flat[max(0, c.start() - 30):c.end() + 25])):
+            return True
+    return False
+
+
+_LOWERED = re.compile(L.alt(*S.LOWERED))
+_RISKY = re.compile(L.alt(_DESTRUCTIVE.pattern, L.SEND, L.EVERYTHING, *S.RISKY))
+
+
+_SENTENCES = re.compile(r"[.;!?。；！？\n](?:\s|$)")
+
+
+def _named_waiver(sentences: list[str]) -> bool:
+    """Every sentence that waives asking names only harmless acts (no blanket, no risky verb)."""
+    waivers = [s for s in sentences if _WITHOUT_ASKING.search(s) or _negated_ask(s)]
+    return bool(waivers) and not any(_RISKY.search(s) for s in waivers)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,6 +307,7 @@ def scoped_approval(flat: str) -> bool:
 _ASK = re.compile(L.alt(_CONFIRM.pattern, r"\bbitt\w*", r"\bvraag\w*", r"\bpyta\w*", r"\bsorma\w*", r"\bспраш\w*",
                         r"询问", r"詢問", r"問", r"確認", r"확인", r"물어", r"पूछ", r"पुष्टि", r"\bhỏi\b", r"سؤال", r"تسأل",
                         r"תשאל", r"\bbertanya\b", r"ถาม"))
+ASKING = re.compile(L.alt(_ASK.pattern, r"\bprompt\w*"))  # what a "no need to …" must name to waive a consent
 _WITHOUT_ASKING = re.compile(L.alt(
     r"\bwithout (?:asking|confirm\w*|approval|a prompt|prompting)\b", r"\bsans (?:me |lui )?demander\b",
     r"\bsans confirmation\b", r"\bohne (?:rückfrage|zu fragen|nachzufragen|bestätigung)\b",
@@ -297,7 +357,9 @@ _COND = re.compile(L.alt(
     r"\bkhi\b", r"\bjika\b", r"\bkalau\b", r"\bapabila\b", r"\bikiwa\b", r"如果", r"若", r"もし", r"만약", r"अगर", r"यदि",
     r"إذا", r"اگر", r"אם", r"ถ้า", r"যদি",
 ))
-_THEN = re.compile(r",|，|、|:\s|;|\bthen\b|\balors\b|\bdann\b|\bentonces\b|\bentão\b|\ballora\b|\bто\b|तो|那么|就")
+# The Arabic consequent is a prefix on its verb ("إذا … فأبلغ المستخدم"), not a word of its own.
+_THEN = re.compile(r",|，|、|:\s|;|\bthen\b|\balors\b|\bdann\b|\bentonces\b|\bentão\b|\ballora\b|\bτότε\b|\bто\b|तो|那么|就"
+                   r"|\bאז\b|(?<=\s)ف(?=[أإآاتلسن])")
 # Positive safeguards: telling or asking the user, flagging, refusing, treating as suspect.
 _PROTECT = re.compile(L.alt(
     r"\btell\w*", r"\binform\w*", r"\breport\w*", r"\bflag\w*", r"\bwarn\w*", r"\balert\w*", r"\bnotif\w*", r"\bask\w*",
