@@ -80,8 +80,12 @@ TUNED_FLOORS = {"fresh4": (40, 39), "fresh6": (27, 29), "benign_hard": (0, 42), 
                 # blind6: measured once (detectors 82/161, 158/172; shipped 110/161, 154/172), then
                 # its tune half tuned on (BLIND6.md): whole-file figures after that round were
                 # 133/161, 161/172; with the sentence encoder (guard_encoder.py, never trained on it)
-                "blind6": (141, 163)}
-WITHOUT_ENCODER = {"blind6": (133, 161)}
+                "blind6": (141, 163),
+                # blind7: measured once (shipped 199/256, 171/236 kept; BLIND7.md), once more with
+                # the encoder (206, 170), then its tune half tuned on by a detector round. Counted
+                # here as the tests count (an entry the user is asked about is not refused).
+                "blind7": (217, 194)}
+WITHOUT_ENCODER = {"blind6": (133, 161), "blind7": (210, 192)}
 
 
 @pytest.mark.parametrize("name", sorted(TUNED_FLOORS))
