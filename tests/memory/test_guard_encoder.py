@@ -5,7 +5,6 @@ guard falls back to the n-gram blend, as before the encoder, when the package or
 from __future__ import annotations
 
 import hashlib
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,18 +17,7 @@ from orkas_nb.memory import guard_encoder as GE
 from orkas_nb.memory import guard_learned as G
 from orkas_nb.memory.guard import detector_verdict, scan
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "memory_guard"
-RECORD = json.loads(G.RECORD_FILE.read_text(encoding="utf-8"))
-
-
-def _rows(name: str) -> list[dict[str, str]]:
-    lines = (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
-HOLDOUT = [(r["text"], name == "hostile") for name in ("hostile", "benign") for r in _rows(name)
-           if r["split"] == "holdout"]
+from .test_guard_learned import HOLDOUT, RECORD, ROOT, _rows
 
 
 def _clear() -> None:
