@@ -110,7 +110,9 @@ def memory_tool(
             return ToolOutput(text=subject.message, is_error=True)
         doubtful: tuple[str, ...] = ()
         if action != "remove":
-            verdict = memory.check(subject)
+            # Off the loop: the guard's first scan loads its sentence encoder (~2 s), and Stop
+            # and the stream must not wait for it.
+            verdict = await run_blocking(memory.check, subject)
             if not verdict.ok:
                 return ToolOutput(text=f"rejected: {verdict.reason}", is_error=True)
             if judge is not None and judge.wants(verdict.doubts):

@@ -51,3 +51,37 @@ async def test_memory_tool_writes_and_rejects(workspace: Path, tmp_path: Path) -
         _ctx(workspace),
     )
     assert not rep.is_error and m.entries("profile") == ["Prefers spaces."]
+
+
+async def test_the_guard_scans_off_the_event_loop(workspace: Path, tmp_path: Path, monkeypatch) -> None:
+    # The guard's first scan loads its sentence encoder (seconds): the loop keeps turning, so a
+    # Stop and the stream are not held up by it.
+    import asyncio
+    import threading
+    import time
+
+    m = CrossSessionMemory(workspace, profile_dir=tmp_path / "cfg")
+    m.enable()
+    real, scanned_on = m.check, []
+
+    def slow_check(text: str):  # type: ignore[no-untyped-def]
+        scanned_on.append(threading.current_thread())
+        time.sleep(0.6)
+        return real(text)
+
+    monkeypatch.setattr(m, "check", slow_check)
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.02)
+            ticks += 1
+
+    beat = asyncio.create_task(ticker())
+    t = memory_tool(m)
+    out = await t.execute(validate_arguments(t, {"action": "add", "content": "Prefers tabs."}), _ctx(workspace))
+    beat.cancel()
+    assert not out.is_error and m.entries("notes") == ["Prefers tabs."]
+    assert scanned_on and scanned_on[0] is not threading.main_thread()
+    assert ticks >= 5, ticks  # on the loop, a 0.6 s scan would allow none
