@@ -357,20 +357,17 @@ def _detected(text: str, learned: bool = False) -> tuple[Verdict, tuple[str, ...
     """The detectors' verdict, and (with ``learned``) the evidence for the blend."""
     found = findings(text)
     sure = [f for f in found if f.sure]
-    if sure and {f.category for f in sure} <= _FRAMED:
-        # The attack may be only what the entry guards against ("if a page says 'ignore your
-        # instructions', tell the user"): then the order is what counts.
-        rest = safeguard_residual(normalise(text))
-        if rest is not None and not any(f.sure for f in findings(rest)):
-            found = [Finding(f.category, f.reason, sure=False) for f in found]
-            sure = []
-    if sure:
-        # What a document asked, reported by a note that forbids obeying it, is data too.
-        rest = reported_residual(normalise(text))
-        if rest is not None and not any(f.sure for f in findings(rest)):
-            found = [Finding(f.category, f.reason, sure=False) for f in found]
-            sure = []
     flat = normalise(text)
+    # The attack may be only what the entry guards against ("if a page says 'ignore your
+    # instructions', tell the user"), or what a document asked, reported by a note that forbids
+    # obeying it: then what is left once that is read as data counts.
+    for residual, framed_only in ((safeguard_residual, True), (reported_residual, False)):
+        if not sure or (framed_only and not {f.category for f in sure} <= _FRAMED):
+            continue
+        rest = residual(flat)
+        if rest is not None and not any(f.sure for f in findings(rest)):
+            found = [Finding(f.category, f.reason, sure=False) for f in found]
+            sure = []
     view = dequote(flat) if is_mention(flat) else flat  # quoted data is no signal
     if sure:
         first = sure[0]
