@@ -50,6 +50,20 @@ async def test_images_and_structured_content_reach_the_external_agent_as_such() 
         assert "EXTRAS echo" not in out  # a text-only answer stays text only
 
 
+async def _old_style(args: dict) -> tuple[str, bool]:
+    return "a bare tuple", False
+
+
+async def test_a_handler_that_answers_no_gateway_reply_is_a_clear_error_for_the_caller() -> None:
+    old = GatewayTool("old", "Answers a tuple.", {"type": "object", "properties": {}}, _old_style)
+    async with Gateway() as gw:
+        cred = gw.open_run("ext", [old, ECHO], ttl_s=60)
+        code, out, err = await _external('call old {}\ncall echo {"x": "after"}', cred.env())
+        assert code == 0, err
+        assert "RESULT old error=True: TypeError: tool 'old' answered tuple, not a GatewayReply" in out
+        assert "RESULT echo error=False: echo after" in out  # the gateway goes on
+
+
 async def _external(task: str, env: dict[str, str], **extra: str) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable, str(AGENT), stdin=asyncio.subprocess.PIPE,
