@@ -95,7 +95,11 @@ def grade(command: str, ctx: Context) -> Grade:
 
 def _sensitive(text: str, g: Grade, ctx: Context) -> None:
     m = SENSITIVE.search(text)
-    if m and ctx.isolated and _granted_skill_file(text, ctx):
+    if m and _granted_skill_file(text, ctx):
+        if not ctx.isolated:  # not a credential, but nothing would keep the command off it
+            g.add("skill_file", f"it names a file of a skill folder ({text}), which only the "
+                  "sandbox keeps read-only")
+            return
         m = None  # a skill's own file, bound read-only for it (tools.paths: read-only roots)
     where = m.group(0).strip(" '\"=:") if m else _credential_target(text, ctx)
     if where:

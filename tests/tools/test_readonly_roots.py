@@ -124,3 +124,22 @@ def test_grader_lets_a_granted_skill_path_through_and_no_other_state_path(world)
     for other in (f"cat {world.ws}/.orkas/sessions/main.jsonl",
                   f"cat {skill}/../../sessions/main.jsonl", "cat .orkas/skills/other/SKILL.md"):
         assert "credential_path" in grade(other, ctx).categories, other
+
+
+async def test_without_isolation_a_skill_script_asks_and_a_denial_runs_nothing(world, make_caller) -> None:
+    # Degraded mode has no read-only bind: the skill's own file is no credential (never blocked),
+    # but the user decides, since nothing would stop the command from changing it.
+    skill = _skill(world.ws / ".orkas" / "skills" / "pdf")
+    asked: list[str] = []
+    call = make_caller("degraded", extra_readonly_paths=[str(skill)],
+                       approver=lambda r: asked.append(r.category) or (
+                           Decision.DENY if len(asked) == 1 else Decision.ONCE))
+    ok, text, _ = await call("bash", command=f"cat {skill}/SKILL.md; touch {world.ws}/ran")
+    assert not ok and "Denied, nothing was run" in text and not (world.ws / "ran").exists(), text
+    ok, text, _ = await call("bash", command=f"cat {skill}/SKILL.md")
+    assert ok and "SKILL-BODY-31ab" in text, text
+    assert "skill_file" in asked[1:] and "credential_path" not in asked, asked
+    ctx = Context(policy=PathPolicy(world.ws, readonly=[skill]), env={"HOME": str(world.home)},
+                  cwd=world.ws, isolated=False, network=False)
+    for other in (f"cat {world.ws}/.orkas/sessions/main.jsonl", f"cat {skill}/../../sessions/main.jsonl"):
+        assert [f.category for f in grade(other, ctx).blocked] == ["credential_path"], other
