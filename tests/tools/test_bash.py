@@ -289,12 +289,7 @@ async def test_background_start_poll_stop(world, make_caller, mode: str) -> None
     job = text.split()[3].rstrip(";")
     log = world.ws / ".orkas" / "jobs" / f"{job}.log"
     assert log.exists()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        ok, text, _ = await call("bash_poll", job_id=job)
-        if "exited with code 0" in text:
-            break
-        await asyncio.sleep(0.1)
+    text = await _poll_until(call, job, "exited with code 0", timeout_s=10)
     assert "exited with code 0" in text and "tick 3" in text
     ok, text, _ = await call("bash_poll", job_id=job, offset=-7)
     assert text.rstrip().endswith("tick 3") and "tick 1" not in text
