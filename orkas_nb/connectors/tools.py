@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,20 @@ def tool_dicts(tools: list[Any]) -> list[dict[str, Any]]:
         for t in tools]
 
 
+def _connector_entries(workspace: Path, consent: ConsentStore, only: list[str] | None = None
+                       ) -> Iterator[tuple[ServerConfig, dict[str, Any] | None]]:
+    """Each configured and enabled server (``only``: these names) with its approval record (None:
+    not approved), in the configuration's order: the one walk both :func:`connector_tools` and
+    :func:`connector_tool_names` make, so that they cannot come to disagree on which servers
+    count. A broken configuration raises here, at the call; each record is read as the walk
+    reaches its server (after the servers before it have started and recorded their tools)."""
+    from . import config as cfg
+
+    servers = cfg.load(workspace)
+    return ((server_cfg, consent.record(server_cfg)) for name, server_cfg in servers.items()
+            if not server_cfg.disabled and (only is None or name in only))
+
+
 def connector_tools(workspace: str | Path, taken: list[str], *, approver: Any = None,
                     only: list[str] | None = None,
                     model_notes: list[str] | None = None) -> tuple[list[McpTool], list[str]]:
@@ -152,21 +167,17 @@ def connector_tools(workspace: str | Path, taken: list[str], *, approver: Any = 
     An approved server that fails to start also adds a line to ``model_notes``, for the model:
     the user chose that server, so the model is told its tools are missing and why (the
     error's text, which names no secret value: the launch never puts one in a message)."""
-    from . import config as cfg
-
     workspace = Path(workspace).resolve()
-    notices: list[str] = []
+    consent = ConsentStore()
     try:
-        servers = cfg.load(workspace)
+        entries = _connector_entries(workspace, consent, only)
     except Exception as exc:  # noqa: BLE001 - a broken config costs its tools, not the agent
         return [], [f"MCP: {exc}"]
-    consent = ConsentStore()
+    notices: list[str] = []
     out: list[McpTool] = []
     used = list(taken)
-    for name, server_cfg in servers.items():
-        if server_cfg.disabled or (only is not None and name not in only):
-            continue
-        got, problem = _server_tools(workspace, server_cfg, consent, used, approver)
+    for server_cfg, record in entries:
+        got, problem = _server_tools(workspace, server_cfg, record, consent, used, approver)
         if problem:
             notices.append(problem)
         if isinstance(problem, _StartFailed) and model_notes is not None:
@@ -182,22 +193,18 @@ def connector_tool_names(workspace: str | Path, taken: list[str]) -> list[str]:
     """The model names of the configured, enabled and approved servers' tools, as their last
     start recorded them in the consent store, without starting them; a server approved but
     never started since is started once to learn them (as :func:`connector_tools` would)."""
-    from . import config as cfg
-
     try:
-        servers = cfg.load(Path(workspace).resolve())
+        entries = _connector_entries(Path(workspace).resolve(), ConsentStore())
     except Exception:  # noqa: BLE001 - connector_tools reports a broken config when it runs
         return []
-    consent = ConsentStore()
     used, unknown = list(taken), []
-    for name, server_cfg in servers.items():
-        record = None if server_cfg.disabled else consent.record(server_cfg)
+    for server_cfg, record in entries:
         if record is None:
             continue
         if record.get("tool_names") is None:
-            unknown.append(name)
+            unknown.append(server_cfg.name)
             continue
-        assigned, _ = names.assign(name, record["tool_names"], used)
+        assigned, _ = names.assign(server_cfg.name, record["tool_names"], used)
         used += list(assigned)
     if unknown:
         found, _ = connector_tools(workspace, used, only=unknown)
@@ -209,10 +216,10 @@ class _StartFailed(str):
     """The notice of a server that was approved but did not start (the model is told too)."""
 
 
-def _server_tools(workspace: Path, server_cfg: ServerConfig, consent: ConsentStore,
-                  used: list[str], approver: Any) -> tuple[list[McpTool], str | None]:
+def _server_tools(workspace: Path, server_cfg: ServerConfig, record: dict[str, Any] | None,
+                  consent: ConsentStore, used: list[str],
+                  approver: Any) -> tuple[list[McpTool], str | None]:
     name = server_cfg.name
-    record = consent.record(server_cfg)
     if record is None:
         return [], (f"MCP server {name!r} is not approved and was not started; "
                     f"`%agent mcp test {name}` shows what it runs and asks")

@@ -221,3 +221,27 @@ async def test_listing_the_agents_starts_no_server_that_has_started_once(home, w
     assert connector_tool_names(ws, []) == ["mcp__custom__lookup", "mcp__custom__Find_Things"]
     assert manager().running()
     assert ConsentStore().record(cfg.load(ws)["custom"])["tool_names"] == ["lookup", "Find Things"]
+
+
+def test_the_tools_and_the_listed_names_leave_out_the_same_servers(home, ws) -> None:
+    from orkas_nb.connectors.tools import connector_tool_names, connector_tools
+
+    _custom(ws, ["lookup"])
+    assert review(ws, "custom", lambda r: "once").approved  # the review records the names
+    manager().stop(ws.resolve(), "custom")
+    assert connector_tool_names(ws, []) == ["mcp__custom__lookup"]
+    # Disabled, the approved server counts for neither (its approval stays, for later).
+    path = cfg.workspace_file(ws)
+    data = json.loads(path.read_text())
+    data["mcpServers"]["custom"]["disabled"] = True
+    path.write_text(json.dumps(data))
+    assert ConsentStore().record(cfg.load(ws)["custom"]) is not None
+    assert connector_tool_names(ws, []) == []
+    assert connector_tools(ws, []) == ([], [])
+    assert not manager().running()
+    # A broken config: the agent is told why, the listing names nothing, nothing starts.
+    path.write_text("{ not json")
+    assert connector_tool_names(ws, ["read_file"]) == []
+    tools, notices = connector_tools(ws, [])
+    assert tools == [] and len(notices) == 1 and notices[0].startswith("MCP: ")
+    assert "not valid JSON" in notices[0] and not manager().running()

@@ -74,3 +74,45 @@ def test_the_approval_card_has_words_for_every_answer_the_kernel_resolves() -> N
     assert words["always"] == "always allowed"
     # The buttons are the kernel's options, whatever their ids: no list of answers in the view.
     assert "for (const option of item.options)" in cards and "answer(item.id, option.id)" in cards
+
+
+def _ts_const(file: str, name: str) -> str:
+    m = re.search(rf"export const {name} = '([^']*)';", (SRC / file).read_text())
+    assert m, f"{file} has no constant {name}"
+    return m.group(1)
+
+
+def _in_caret_range(version: str, wanted: str) -> bool:
+    """Whether ``version`` satisfies the npm range ``wanted`` (``^x.y.z`` or an exact one)."""
+    have = [int(p) for p in version.split(".")]
+    low = [int(p) for p in wanted.removeprefix("^").split(".")]
+    if not wanted.startswith("^"):
+        return have == low
+    fixed = next((i for i, p in enumerate(low) if p), len(low) - 1) + 1  # ^0.1.0: 0.1 is fixed
+    return have[:fixed] == low[:fixed] and have >= low
+
+
+def test_every_lab_widget_asks_for_a_model_and_view_the_extension_registers() -> None:
+    import orkas_nb.notebook.views.lab  # noqa: F401 - defines the widgets
+    from orkas_nb.notebook.views.lab.extension_widget import ExtensionWidget
+
+    index = (SRC / "index.ts").read_text()
+    registered = re.search(r"exports: \{([^}]*)\}", index)
+    assert registered and "name: MODULE_NAME" in index and "version: MODULE_VERSION" in index
+    exported = {name.strip() for name in registered.group(1).split(",")}
+    module, version = _ts_const("protocol.ts", "MODULE_NAME"), _ts_const("protocol.ts", "MODULE_VERSION")
+    widgets = ExtensionWidget.__subclasses__()
+    assert {w.__name__ for w in widgets} >= {"PlanWidget", "RunWidget"}
+    for widget in widgets:
+        traits = {k: t.default_value for k, t in widget.class_traits(sync=True).items()}
+        assert {traits["_model_name"], traits["_view_name"]} <= exported, widget
+        assert traits["_model_module"] == traits["_view_module"] == module, widget
+        for wanted in (traits["_model_module_version"], traits["_view_module_version"]):
+            assert _in_caret_range(version, wanted), (widget, wanted, version)
+
+
+def test_the_caret_range_check_follows_npm() -> None:
+    assert _in_caret_range("0.1.0", "^0.1.0") and _in_caret_range("0.1.7", "^0.1.0")
+    assert not _in_caret_range("0.2.0", "^0.1.0") and not _in_caret_range("0.0.9", "^0.1.0")
+    assert _in_caret_range("1.4.0", "^1.2.0") and not _in_caret_range("2.0.0", "^1.2.0")
+    assert _in_caret_range("0.1.0", "0.1.0") and not _in_caret_range("0.1.1", "0.1.0")

@@ -50,6 +50,31 @@ def _pid_from(ws: Path, name: str, timeout: float = 30.0) -> int:
     raise AssertionError(f"no process {name!r} appeared")
 
 
+async def _dies(pid: int, within_s: float) -> bool:
+    """Whether the process ``pid`` is gone (or a zombie) within ``within_s`` seconds."""
+    deadline = time.monotonic() + within_s
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return not _alive(pid)
+
+
+@pytest.fixture
+def held_spawn(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """``asyncio.create_subprocess_exec`` held, once the process runs, until the test sets the
+    event this returns: a Stop in between lands while asyncio still connects the pipes (as on
+    a loaded machine), where asyncio's own clean-up kills only the direct child (the reaper)."""
+    real = asyncio.create_subprocess_exec
+    release = asyncio.Event()
+
+    async def held(*args, **kwargs):  # type: ignore[no-untyped-def]
+        proc = await real(*args, **kwargs)
+        await release.wait()
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", held)
+    return release
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_timeout_kills_grandchildren(world, make_caller, mode: str) -> None:
     call = make_caller(mode, approver=lambda r: Decision.ONCE)
@@ -60,10 +85,7 @@ async def test_timeout_kills_grandchildren(world, make_caller, mode: str) -> Non
     pid = await asyncio.to_thread(_pid_from, world.ws, marker)
     ok, text, _ = await task
     assert not ok and "timed out after 1.5s" in text and "killed" in text
-    deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not _alive(pid), "the sleeping grandchild survived the timeout"
+    assert await _dies(pid, 5), "the sleeping grandchild survived the timeout"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -79,10 +101,7 @@ async def test_timeout_kills_orphans_that_left_the_group(world, make_caller, mod
     assert os.getpgid(pid) == pid  # it has left the command's process group
     ok, text, _ = await task
     assert not ok and "timed out" in text
-    deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not _alive(pid), "an orphan in its own session survived the timeout"
+    assert await _dies(pid, 5), "an orphan in its own session survived the timeout"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -114,54 +133,34 @@ async def test_stop_cancels_and_kills_the_group(world, make_caller, mode: str) -
     with pytest.raises(asyncio.CancelledError):
         await task
     assert time.monotonic() - started < 3.0  # Stop is felt within a second or so
-    deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not _alive(pid)
+    assert await _dies(pid, 5)
 
 
 async def test_stop_while_the_process_is_being_set_up_still_kills_the_group(
-        world, make_caller, monkeypatch: pytest.MonkeyPatch) -> None:
+        world, make_caller, held_spawn: asyncio.Event) -> None:
     """A Stop that lands while asyncio still connects the new process's pipes (a loaded
     machine: the command already runs): asyncio's own clean-up kills only the direct child
     (the reaper), orphaning the command's processes, unless the executor takes the process."""
     call = make_caller("degraded", approver=lambda r: Decision.ONCE)
     marker = f"orkas-setup-stop-{uuid.uuid4().hex[:12]}"
-    real = asyncio.create_subprocess_exec
-
-    async def slow_setup(*args, **kwargs):  # type: ignore[no-untyped-def]
-        proc = await real(*args, **kwargs)
-        await asyncio.sleep(1.0)  # the pipes are still being connected when Stop comes
-        return proc
-
-    monkeypatch.setattr(asyncio, "create_subprocess_exec", slow_setup)
     task = asyncio.ensure_future(call("bash", command=f"(exec -a {marker} sleep 300 &); sleep 300"))
     pid = await asyncio.to_thread(_pid_from, world.ws, marker)
     task.cancel()
+    for _ in range(20):  # the Stop lands while the set-up is held
+        await asyncio.sleep(0)
+    held_spawn.set()
     with pytest.raises(asyncio.CancelledError):
         await task
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not _alive(pid), "the command outlived a Stop during its set-up"
+    assert await _dies(pid, 10), "the command outlived a Stop during its set-up"
 
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_second_stop_during_the_set_up_clean_up_still_kills_the_group(
-        world, make_caller, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        world, make_caller, mode: str, held_spawn: asyncio.Event) -> None:
     """An impatient user presses Stop again while the executor is still taking the process
     whose set-up the first Stop interrupted: the clean-up must finish regardless."""
     call = make_caller(mode, approver=lambda r: Decision.ONCE)
     marker = f"orkas-setup-stop2-{mode}-{uuid.uuid4().hex[:12]}"
-    real = asyncio.create_subprocess_exec
-    release = asyncio.Event()
-
-    async def held_setup(*args, **kwargs):  # type: ignore[no-untyped-def]
-        proc = await real(*args, **kwargs)
-        await release.wait()  # the pipes are still being connected until the test says so
-        return proc
-
-    monkeypatch.setattr(asyncio, "create_subprocess_exec", held_setup)
     task = asyncio.ensure_future(call("bash", command=f"(exec -a {marker} sleep 300 &); sleep 300"))
     pid = await asyncio.to_thread(_pid_from, world.ws, marker)
     task.cancel()
@@ -170,13 +169,10 @@ async def test_a_second_stop_during_the_set_up_clean_up_still_kills_the_group(
     assert not task.done()
     task.cancel()  # the second Stop lands inside the clean-up
     await asyncio.sleep(0.1)
-    release.set()
+    held_spawn.set()
     with pytest.raises(asyncio.CancelledError):
         await task
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not _alive(pid), "the command outlived a second Stop during the set-up's clean-up"
+    assert await _dies(pid, 10), "the command outlived a second Stop during the set-up's clean-up"
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -293,12 +289,7 @@ async def test_background_start_poll_stop(world, make_caller, mode: str) -> None
     job = text.split()[3].rstrip(";")
     log = world.ws / ".orkas" / "jobs" / f"{job}.log"
     assert log.exists()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        ok, text, _ = await call("bash_poll", job_id=job)
-        if "exited with code 0" in text:
-            break
-        await asyncio.sleep(0.1)
+    text = await _poll_until(call, job, "exited with code 0", timeout_s=10)
     assert "exited with code 0" in text and "tick 3" in text
     ok, text, _ = await call("bash_poll", job_id=job, offset=-7)
     assert text.rstrip().endswith("tick 3") and "tick 1" not in text
@@ -328,10 +319,7 @@ async def test_bash_stop_kills_orphans_of_a_background_job(world, make_caller, m
     pid = await asyncio.to_thread(_pid_from, world.ws, marker)
     ok, text, _ = await call("bash_stop", job_id=job)
     assert ok and "stopped" in text
-    deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not _alive(pid), "an orphan of the background job survived bash_stop"
+    assert await _dies(pid, 5), "an orphan of the background job survived bash_stop"
 
 
 async def test_background_log_is_capped(world, make_caller) -> None:

@@ -13,26 +13,22 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Dict, Unicode
 
 from ..plan_control import PlanControl
 from ..plan_picture import PlanPicture, plan_text
-from .protocol import MODULE_NAME, MODULE_VERSION, VIEW_REQUEST, PlanAction
+from .extension_widget import ExtensionWidget
+from .protocol import VIEW_REQUEST, PlanAction
 
 log = logging.getLogger(__name__)
 
 
-class PlanWidget(DOMWidget):
+class PlanWidget(ExtensionWidget):
     """An executor's plan drawn as a dependency graph by the labextension's ``PlanView``."""
 
     _model_name = Unicode("PlanModel").tag(sync=True)
-    _model_module = Unicode(MODULE_NAME).tag(sync=True)
-    _model_module_version = Unicode(MODULE_VERSION).tag(sync=True)
     _view_name = Unicode("PlanView").tag(sync=True)
-    _view_module = Unicode(MODULE_NAME).tag(sync=True)
-    _view_module_version = Unicode(MODULE_VERSION).tag(sync=True)
 
     plan = Dict().tag(sync=True)
 

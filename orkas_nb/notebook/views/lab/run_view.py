@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from IPython.display import display
-from ipywidgets import DOMWidget
 from pydantic import ValidationError
 from traitlets import Float, Int, Unicode
 
@@ -29,9 +28,8 @@ from ....core.events import Done, MemberEvent, RunEvent, RunResult, UsageUpdate
 from ....core.messages import Usage
 from ..lanes import LaneTracker
 from ..renderer import Controls, RunInfo
+from .extension_widget import ExtensionWidget
 from .protocol import (
-    MODULE_NAME,
-    MODULE_VERSION,
     VIEW_REQUEST,
     ApprovalAnswer,
     ApprovalDoneItem,
@@ -64,15 +62,11 @@ DEFAULT_APPROVAL_OPTIONS = (
 )
 
 
-class RunWidget(DOMWidget):
+class RunWidget(ExtensionWidget):
     """One live run, drawn by the labextension's ``RunView``."""
 
     _model_name = Unicode("RunModel").tag(sync=True)
-    _model_module = Unicode(MODULE_NAME).tag(sync=True)
-    _model_module_version = Unicode(MODULE_VERSION).tag(sync=True)
     _view_name = Unicode("RunView").tag(sync=True)
-    _view_module = Unicode(MODULE_NAME).tag(sync=True)
-    _view_module_version = Unicode(MODULE_VERSION).tag(sync=True)
 
     agent = Unicode("agent").tag(sync=True)
     model_name = Unicode("").tag(sync=True)
