@@ -1,7 +1,9 @@
 """The token estimator's counts of the scripts beyond Latin, Han and kana, for ``token_features``:
 per script its characters and word starts, and within a script the shares that tell apart
 languages o200k knows unequally well (Russian from the other Cyrillic languages, Persian's
-letters from the rarer ones of U+0680-U+06FF), read at a text's start with one translate."""
+letters from the rarer ones of U+0680-U+06FF), read at a text's start with one translate; and
+the names of the per-script features, with the table of the features one character can feed
+(``PER_CHARACTER``, for the length bound in ``tokens``)."""
 
 from __future__ import annotations
 
