@@ -14,14 +14,15 @@ Sources: systemd's message catalogues (``/usr/lib/systemd/catalog``), GnuPG's tr
 Day.js's locale modules, docutils' language modules, English man pages (sections 1-8, which the
 corpus and the first check, reading translated pages only, leave), Java's sources (Temurin's
 ``src.zip``), typeshed's stubs in jedi, Playwright's type declarations and scripts, CPython's C
-headers, Perl's core modules, bash completions, SQL of postgresql-common's tests, rustdoc's and
-Playwright's CSS, the Rust book and reference (HTML), pip's HTML docs, /etc configuration files,
-systemd unit files, Rust's channel manifest (TOML), the Google Cloud CLI's YAML, cfn-lint's and
-SAM's JSON schemas, the alternatives, fontconfig and PostgreSQL logs, tables written from
+headers, Perl's core modules, bash completions, rustdoc's and Playwright's CSS, the Rust book and
+reference (HTML), /etc configuration files, systemd unit files, Rust's channel manifest (TOML),
+the Google Cloud CLI's YAML, cfn-lint's and SAM's JSON schemas, the alternatives and fontconfig
+logs, tables written from
 /etc/services and the MIME translations (CSV and Markdown), and project URLs from dist-info
 METADATA and Debian copyright files. Every text is at least 500 characters and carries its
 category, language, kind, source and licence; a test checks no source is one the corpus or the
-first check reads.
+first check reads. (postgresql-common's test SQL, pip's HTML docs and the PostgreSQL log are
+looked at too, but gave no text of 500 characters or none the seeded sample drew.)
 """
 
 from __future__ import annotations
