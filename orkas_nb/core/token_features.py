@@ -22,19 +22,22 @@ import re
 from typing import Any
 
 from . import token_grams
-from .token_scripts import BRAHMIC, MAX_COST, brahmic, load_costs, unfitted_blocks
+from .token_letters import NON_ASCII as NON_ASCII, PER_CHARACTER as PER_CHARACTER  # (re-exported)
+from .token_letters import RARE_LETTERS, SCRIPT_WORDS, other_scripts
+from .token_scripts import MAX_COST, load_costs
 from .token_tables import ACCENT_WEIGHTS, BLOCK_COSTS, HAN_SINGLE
 
 # -- character classes ------------------------------------------------------------------------
 # One class per code point: ASCII bytes map to their class, UTF-8 lead bytes to the class of the
 # script block they open (the classes the pairs need), continuation bytes are deleted.
-X, LOWER, UPPER, LATIN, DIGIT, SPACE, NEWLINE, JOIN, PUNCT, SYMBOL, CJK, SPACED = range(12)
+X, LOWER, UPPER, LATIN, DIGIT, SPACE, NEWLINE, JOIN, PUNCT, SYMBOL, CJK, SPACED, SLASH, OPEN = range(14)
 _LEAD_CLASSES = [  # (first byte, last byte, class)
     (0x61, 0x7A, LOWER), (0x41, 0x5A, UPPER), (0x30, 0x39, DIGIT),
     (0x0A, 0x0A, NEWLINE), (0x0D, 0x0D, NEWLINE),
     (0x09, 0x09, SPACE), (0x0B, 0x0C, SPACE), (0x20, 0x20, SPACE),
-    # _ . - / : they join the word after them (snake_case, os.path, kebab-case, a/path, URLs)
-    (0x5F, 0x5F, JOIN), (0x2E, 0x2E, JOIN), (0x2D, 0x2D, JOIN), (0x2F, 0x2F, JOIN),
+    # _ . - / join the word after them (snake_case, os.path, a/path); "/" also a mark's piece (".\n//")
+    (0x5F, 0x5F, JOIN), (0x2E, 0x2E, JOIN), (0x2D, 0x2D, JOIN), (0x2F, 0x2F, SLASH),
+    (0x28, 0x28, OPEN),  # "(": as often in one piece with the word after it ("(self", "(text")
     (0x80, 0xFF, X),  # non-ASCII lead bytes not named below (full-width forms, emoji)
     (0xC1, 0xC1, SYMBOL), (0xC0, 0xC0, LATIN), (0xE2, 0xE2, SYMBOL), (0xEE, 0xEE, SYMBOL), (0xF5, 0xFF, SYMBOL),
     (0xC2, 0xCD, LATIN),  # Latin-1 supplement, Latin extended, IPA, combining marks
@@ -78,11 +81,8 @@ _VIET_SECOND = bytes(0xB8 if 0xB8 <= i <= 0xBB else i for i in range(256))
 # -- pairs ------------------------------------------------------------------------------------
 # A pair byte is (class << 4) | class before; the first character's "before" is X.
 _LETTER = (LOWER, UPPER, LATIN)
-_MARK = (JOIN, PUNCT, SYMBOL)
-
-
-def _codes(now: tuple[int, ...], before: tuple[int, ...] | None = None, not_before: tuple[int, ...] = ()) -> bytes:
-    return bytes(c << 4 | b for c in now for b in (before if before is not None else range(16)) if b not in not_before)
+_MARK = (JOIN, PUNCT, SYMBOL, SLASH, OPEN)
+_JOINS = (JOIN, SLASH)
 
 
 _LETTERS = bytes(_LETTER)
@@ -90,21 +90,23 @@ _LETTERS = bytes(_LETTER)
 # pair byte is mapped to the event it is (the events are disjoint by the character's class)
 # and the pair bytes that are no event are deleted in the same pass, so the counts run on a
 # string a fifth as long as the text's (prose: its word starts and marks).
-WORD, JOIN_WORD, LINE_WORD, CAMEL, DIGIT_RUN, SPACE_DIGIT, PUNCT_RUN, PUNCT_NEWLINE, SPACE_CJK = range(1, 10)
+WORD, JOIN_WORD, LINE_WORD, CAMEL, DIGIT_RUN, SPACE_DIGIT, PUNCT_RUN, PUNCT_NEWLINE, SPACE_CJK, SLASH_LINE = range(1, 11)
 
 
 def _event(pair: int) -> int:
     now, before = pair >> 4, pair & 15
     if now in _LETTER and before not in _LETTER:
-        return JOIN_WORD if before == JOIN else LINE_WORD if before == NEWLINE else WORD  # _kind .path
+        return JOIN_WORD if before in _JOINS else LINE_WORD if before == NEWLINE else WORD  # _kind .path
     if now == UPPER and before == LOWER:
         return CAMEL
     if now == DIGIT and before != DIGIT:
         return SPACE_DIGIT if before == SPACE else DIGIT_RUN
+    if now == SLASH and before == NEWLINE:
+        return SLASH_LINE  # "//" opening a line: one piece with the mark and line break before it, if any
     if now in _MARK and before not in _MARK:
         return PUNCT_RUN
-    if now == NEWLINE and before == PUNCT:
-        return PUNCT_NEWLINE
+    if now == NEWLINE and before in _MARK:
+        return PUNCT_NEWLINE  # o200k's piece of marks takes the line breaks after it (";\n", ".\n", "/\n")
     if now == CJK and before == SPACE:
         return SPACE_CJK
     return 0
@@ -112,6 +114,35 @@ def _event(pair: int) -> int:
 
 _EVENTS = bytes(_event(i) for i in range(256))
 _NO_EVENT = bytes(i for i in range(256) if not _EVENTS[i])
+# o200k lets a lone mark (between a non-space and a letter) open a word's piece: "os" ".path",
+# "(self"; not after a space (" -v": " -" "v") nor in a run ('="a'). Its vocabulary has such pieces
+# for . _ - ( / (824 to 4,410 each), few for other marks (' < , [ : = under 300). A translate maps
+# a mark's pair after a non-space, non-mark to "a" (those five) or "b", a letter's after a mark to
+# "c", any other mark's to "d", and deletes the rest: a lone mark opening a word is "ac" or "bc".
+_OPENERS = (X, LOWER, UPPER, LATIN, DIGIT, NEWLINE, CJK, SPACED)
+
+
+def _lone_mark_code(i: int) -> int:
+    now, before = i >> 4, i & 15
+    if now in (*_JOINS, OPEN) and before in _OPENERS:
+        return ord("a")
+    if now in (PUNCT, SYMBOL) and before in _OPENERS:
+        return ord("b")
+    if now in _MARK:  # (after a mark or a space: no lone mark)
+        return ord("d")
+    return ord("c") if now in _LETTER and before in _MARK else 0
+
+
+_LONE_MARK = bytes(map(_lone_mark_code, range(256)))
+_NOT_LONE_MARK = bytes(i for i in range(256) if not _LONE_MARK[i])
+
+
+def _lone_marks(near: bytes) -> tuple[int, int]:
+    """How many lone marks of _ . - ( / and of the other marks open a word (see _LONE_MARK)."""
+    codes = near.translate(_LONE_MARK, _NOT_LONE_MARK)
+    return codes.count(b"ac"), codes.count(b"bc")
+
+
 # A run of two or more spaces: a space after a non-space ("b") followed by one after a space ("a").
 _INDENT = bytes(ord("a") if i == SPACE << 4 | SPACE else ord("b") if i >> 4 == SPACE else ord(".") for i in range(256))
 _SPACE, _NEWLINE, _DIGIT, _TWO_SPACES = bytes([SPACE]), bytes([NEWLINE]), bytes([DIGIT]), bytes([SPACE] * 2)
@@ -127,12 +158,8 @@ def _letters(cls: bytes) -> int:
     return len(cls) - len(cls.translate(None, _LETTERS))
 
 
-# Scripts written with spaces between words: a word start costs a token of its own.
-_SCRIPT_WORDS = {"y": "cyrillic", "g": "greek", "a": "armenian", "r": "hebrew", "b": "arabic", "K": "hangul",
-                 "i": "indic"}
-_SCRIPTS = [(k.encode(), name, name + "_word") for k, name in _SCRIPT_WORDS.items()]
 # Each spaced script's lead bytes to its own letter, the rest to ".", continuation bytes deleted.
-_SPACED_TABLE = _table([r for r in _SCRIPT_LEADS if r[2] in _SCRIPT_WORDS], ord("."))
+_SPACED_TABLE = _table([r for r in _SCRIPT_LEADS if r[2] in SCRIPT_WORDS], ord("."))
 # A text's Latin words are English (one token each, mostly) or not (split more). "th" per Latin
 # letter tells them apart (18 per 1000 letters in English prose, 14 in code, at most 1.4 in the
 # other Latin languages of the corpus but Vietnamese, which has its own feature); code whose
@@ -152,11 +179,8 @@ _TRADITIONAL = "無數為時個對開後過來這們說會國學經現還動體�
 _SIMPLIFIED = "无数为时个对开后过来这们说会国学经现还动体于与档选项设资"
 _HAN_SAMPLE = 2000  # characters
 _ACCENT_SAMPLE = 3000  # characters
-# ASCII letters that are rare in English and the Romance languages but frequent in the Finnic,
-# Baltic, Slavic and Germanic ones: their share (at a text's start) scales the foreign letters.
-_RARE_LETTERS = "kwzjyv"
-_RARE_KEYS = [(ord(c), f"rare_{c}") for c in _RARE_LETTERS]
-_NOT_RARE = bytes(i for i in range(256) if chr(i) not in _RARE_LETTERS)
+_RARE_KEYS = [(ord(c), f"rare_{c}") for c in RARE_LETTERS]
+_NOT_RARE = bytes(i for i in range(256) if chr(i) not in RARE_LETTERS)
 _NOT_RARE_NOR_LATIN_PAIR = bytes(i for i in _NOT_RARE if i in _NOT_LATIN_PAIR)
 _PATTERNS: dict[str, re.Pattern[str]] = {}  # compiled on first use: the import stays light
 load_costs(BLOCK_COSTS)
@@ -189,31 +213,6 @@ def _sample(cls: bytes) -> tuple[bytes, float]:
     step = (n - _SAMPLE_WINDOW) // (_SAMPLE_WINDOWS - 1)
     sample = bytes([X]).join(cls[i * step : i * step + _SAMPLE_WINDOW] for i in range(_SAMPLE_WINDOWS))
     return sample, n / (_SAMPLE_WINDOWS * _SAMPLE_WINDOW)
-
-
-# For the length bound: the features one character can feed, by kind of character (a pair or a
-# run start is counted on its first character; a group in a tuple feeds one of its members:
-# the two parts of a split feature, the script classes, the scripts' word starts).
-_SCRIPT_CLASSES = ("latin_ext", "viet", *(f"accent_{c}" for c in ACCENT_WEIGHTS), "han_s", "han_t", "han_j",
-                   "kana", "cjk_punct", "fullwidth", "hangul", "cyrillic", "greek", "armenian", "hebrew", "arabic",
-                   *BRAHMIC, "unfitted", "symbol", "emoji")
-_SCRIPT_WORD = tuple(f"{name}_word" for name in _SCRIPT_WORDS.values())
-_RARE = tuple(f"rare_{c}" for c in _RARE_LETTERS)
-PER_CHARACTER: dict[str, list[Any]] = {
-    "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), ("gram_0", "gram_1", "gram_2", "gram_0_en"), "upper", "camel", _RARE, _SCRIPT_CLASSES],
-    "digit": ["digit_run", "digit_group"],
-    "space": ["indent", ("space_digit", "space_cjk")],
-    "newline": ["newline", "line_word", "punct_run"],
-    "mark": ["punct_run", "join_word", "punct_newline"],
-    "other script": [_SCRIPT_CLASSES, ("cyrillic_ext", "arabic_ext"), _SCRIPT_WORD, "han_rare", "punct_run"],
-}
-NON_ASCII = (  # the features only non-ASCII text has
-    "latin_ext", *(f"accent_{c}" for c in ACCENT_WEIGHTS), "viet", "han_s", "han_t", "han_j", "han_rare",
-    "space_cjk", "cjk_punct", "kana", "fullwidth", "hangul",
-    "hangul_word", "cyrillic", "cyrillic_ext", "cyrillic_word", "greek", "greek_word", "armenian", "armenian_word",
-    "hebrew", "hebrew_word", "arabic", "arabic_ext", "arabic_word", *BRAHMIC, "unfitted", "indic_word",
-    "symbol", "emoji",
-)
 
 
 def features(text: str) -> dict[str, float]:
@@ -276,12 +275,17 @@ def features(text: str) -> dict[str, float]:
         "space_digit": near_events.count(SPACE_DIGIT) * scale,
         "join_word": join_word * scale,
         "punct_newline": near_events.count(PUNCT_NEWLINE) * scale,
+        "slash_line": near_events.count(SLASH_LINE) * scale if has_newline else 0,
         "blank_line": sample.count(_BLANK_LINE) * scale if has_newline else 0,
         "line_word": line_word * scale,
         "indent": 0,
     }
     if _TWO_SPACES in sample:
         f["indent"] = near.translate(_INDENT).count(b"ba") * scale
+    if f["punct_run"] and words:
+        joins, marks = _lone_marks(near)
+        f["punct_run"] -= joins * scale  # (its piece is the word's: "/facebook", ".com", "(text")
+        f["mark_prefix"] = marks * scale
     if foreign and n_letters:
         in_head = n_letters if n_chars <= _ACCENT_SAMPLE else _letters(cls[:_ACCENT_SAMPLE])
         if in_head:
@@ -348,7 +352,8 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
     if viet:
         f["viet"] = viet
     if rest:  # (none in most Latin text)
-        _other_scripts(f, raw, original, rest)
+        spaced = raw.translate(_SPACED_TABLE, _CONTINUATION) if rest.strip(b"qef") else b""  # (not for symbols alone)
+        other_scripts(f, spaced, original, rest)
     kana = cjk
     if cjk:
         f["cjk_punct"] = original.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends
@@ -369,30 +374,3 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         f["han_j"] = han * japanese
         f["han_t"] = han * (1 - japanese) * traditional
         f["han_s"] = han * (1 - japanese) * (1 - traditional)
-
-
-def _other_scripts(f: dict[str, float], raw: bytes, original: bytes, rest: bytes) -> None:
-    """The counts of the rarer scripts, symbols and emoji (``rest``: their class letters)."""
-    for key, klass in (("symbol", b"q"), ("emoji", b"e"), ("fullwidth", b"f")):
-        n = rest.count(klass)
-        if n:
-            f[key] = n
-    scripts = None
-    for klass, name, word in _SCRIPTS if rest.strip(b"qef") else ():  # (a script beyond symbols, emoji)
-        n = rest.count(klass)
-        if n:
-            f[name] = n
-            if scripts is None:  # one pass maps every spaced script to itself, the rest to "."
-                scripts = raw.translate(_SPACED_TABLE, _CONTINUATION)
-            f[word] = scripts.count(b"." + klass) + scripts.startswith(klass)
-    if "indic" in f:  # (on the original bytes: the Vietnamese rewrite merged some second bytes)
-        brahmic(f, original)
-    # Characters of blocks no weight was fitted on cost what o200k spends on each alone (a
-    # table), in place of the class their lead byte put them in.
-    unfitted_blocks(f, original, rest)
-    # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Persian and Uyghur ک گ ی ې) are
-    # rarer in o200k's vocabulary: each costs more than a Russian or Arabic letter.
-    if "cyrillic" in f:
-        f["cyrillic_ext"] = original.count(b"\xd2") + original.count(b"\xd3")
-    if "arabic" in f:
-        f["arabic_ext"] = original.count(b"\xda") + original.count(b"\xdb")

@@ -77,52 +77,56 @@ BLOCK_COSTS: dict[int, str] = {
 
 # Accented letters tell the Latin languages apart (ł ż ą: Polish, ř ě ů: Czech, å ä ö: Swedish,
 # ő ű: Hungarian, ė į ų: Lithuanian, ș ț: Romanian ...) and their tokens differ: each has its own weight, its share measured at a text's start.
-ACCENT_WEIGHTS: dict[str, float] = {"ä": 0.8689, "å": 0.935, "ö": 0.2811, "ü": 0.3378, "é": 0.0352, "è": 0.8663, "ł": 0.5009, "ż": 0.0, "ą": 1.0093, "ę": 0.0, "ó": 0.6573, "ś": 0.0, "ć": 0.3871, "ń": 0.0, "č": 0.6362, "ř": 0.3473, "ž": 0.9173, "ě": 0.0036, "ů": 0.5315, "ý": 0.0444, "á": 0.0, "í": 0.1898, "à": 1.3202, "ò": 2.4653, "ù": 1.1197, "ì": 0.2048, "ã": 0.0, "õ": 1.6242, "ç": 0.0, "ñ": 0.805, "ş": 0.4046, "ğ": 0.1731, "ı": 0.0757, "ß": 0.0, "ê": 0.1758, "â": 0.7307, "ô": 0.0, "î": 1.4843, "š": 1.1853, "ú": 0.5217, "ő": 0.5937, "ű": 0.4665, "ė": 0.9781, "į": 1.0065, "ų": 0.7617, "ū": 1.4106, "æ": 1.0552, "ø": 1.349, "ș": 0.8758, "ț": 0.6845, "ă": 0.8194, "đ": 0.0, "ā": 1.0738, "ē": 0.3435, "ī": 0.3039, "ï": 0.9316, "ë": 0.6436}
+ACCENT_WEIGHTS: dict[str, float] = {"ä": 0.8685, "å": 1.0354, "ö": 0.3248, "ü": 0.3379, "é": 0.0367, "è": 0.7237, "ł": 0.4683, "ż": 0.0, "ą": 1.0281, "ę": 0.0991, "ó": 0.6363, "ś": 0.0064, "ć": 0.4168, "ń": 0.0, "č": 0.6471, "ř": 0.4363, "ž": 0.9161, "ě": 0.2175, "ů": 0.455, "ý": 0.0765, "á": 0.0, "í": 0.1251, "à": 1.2419, "ò": 2.5553, "ù": 0.8377, "ì": 0.3564, "ã": 0.0, "õ": 1.6421, "ç": 0.0, "ñ": 1.0856, "ş": 0.4628, "ğ": 0.2755, "ı": 0.0528, "ß": 0.0, "ê": 0.2482, "â": 0.7349, "ô": 0.0, "î": 1.5359, "š": 1.2229, "ú": 0.565, "ő": 0.8215, "ű": 0.614, "ė": 1.0374, "į": 1.0023, "ų": 0.6515, "ū": 1.4209, "æ": 1.128, "ø": 1.3188, "ș": 0.8723, "ț": 0.9071, "ă": 0.7498, "đ": 0.0, "ā": 0.9813, "ē": 0.4088, "ī": 0.3193, "ï": 1.0667, "ë": 0.6873}
 
 # Weights fitted against o200k_base on the tune split of tests/data/tokens/corpus (see module
 # docstring). Keys name the features; a ``_en``/``_x`` pair is one feature split by the share of
 # English in the text, the ``han_*`` triple one feature split by simplified/traditional/Japanese.
 WEIGHTS: dict[str, float] = {
-    "word_en": 0.7604, "word_x": 0.6527,          # a run of Latin letters
-    "letter_en": 0.0487, "letter_x": 0.0661,     # each Latin letter: long or rare words split more
+    "word_en": 0.7521, "word_x": 0.6442,          # a run of Latin letters
+    "letter_en": 0.0579, "letter_x": 0.0722,     # each Latin letter: long or rare words split more
     # 4-grams of letters o200k's vocabulary holds in no token, in up to 3, in up to 20 (token_grams)
-    "gram_0": 0.424, "gram_0_en": 0.4474, "gram_1": 0.1845, "gram_2": 0.0675,
+    "gram_0": 0.4157, "gram_0_en": 0.4905, "gram_1": 0.18, "gram_2": 0.068,
     # foreign letters, by their share of k w z j y v
-    "rare_k": 0.1508, "rare_w": 0.0, "rare_z": 0.3853, "rare_j": 0.0, "rare_y": 0.0, "rare_v": 0.229,
-    "upper": 0.0818,        # capitals: acronyms and base64 split more
+    "rare_k": 0.1576, "rare_w": 0.0, "rare_z": 0.3022, "rare_j": 0.0248, "rare_y": 0.0, "rare_v": 0.1919,
+    "upper": 0.0844,        # capitals: acronyms and base64 split more
     "camel": 0.0,        # lower->upper boundary (camelCase) starts a new piece
-    "latin_ext": 0.6079,     # accented Latin letters other than those below
+    "latin_ext": 0.6961,     # accented Latin letters other than those below
     **{f"accent_{c}": w for c, w in ACCENT_WEIGHTS.items()},
     "viet": 0.0,          # Latin Extended Additional (Vietnamese)
-    "digit_run": 1.2371,     # o200k groups digits by at most three
+    "digit_run": 1.2276,     # o200k groups digits by at most three
     "digit_group": 1.03,
-    "space_digit": 0.837,   # a space does not merge into the number after it
-        "punct_run": 0.9892,
-    "join_word": -0.1697,     # _kind .path: an underscore or a dot before a word nearly always does
+    "space_digit": 0.9197,   # a space does not merge into the number after it
+        "punct_run": 1.0205,
+    "join_word": 0.4245,     # _kind .path: an underscore or a dot before a word nearly always does
+    "mark_prefix": -0.0387,  # a lone mark (not _ . - /) between a non-space and a letter: in the word\'s piece
     "punct_newline": -1.03, # ):\n  a mark's piece takes the line breaks after it
-    "newline": 1.2422,
+    "slash_line": -1.03,      # "//" opening a line: joins the mark and line break before it
+    "newline": 1.2616,
     "blank_line": -1.03,    # \n\n, \n\n\n are one piece each (fitted negative)
-    "line_word": 0.6852,     # a word opening a line has no space to merge with: rarer pieces
-    "indent": 1.1626,        # a run of two or more spaces (indentation, alignment)
-    "han_s": 0.6783, "han_t": 0.8511, "han_j": 0.9639,
-    "han_rare": 1.4423,      # a Han character o200k has no token for
-    "space_cjk": 0.6104,     # 加 上 使 用: a space before a Han or kana character is a piece of its own
-    "cjk_punct": 0.8958,     # 。、「」 merge with their neighbours
-    "kana": 0.5617,
-    "fullwidth": 0.7311,     # ，：（）
-    "hangul": 0.4513, "hangul_word": 0.7449,
-    "cyrillic": 0.1597, "cyrillic_ext": 0.7802, "cyrillic_word": 1.1882,
-    "greek": 0.4158, "greek_word": 0.0,
-    "armenian": 0.3107, "armenian_word": 0.4198,
-    "hebrew": 0.4844, "hebrew_word": 0.0,
-    "arabic": 0.3792, "arabic_ext": 0.6535, "arabic_word": 0.0,
-    # the scripts of U+0900-U+1FFF, each its own weight (token_features.BRAHMIC)
-    "devanagari": 0.4213, "bengali": 0.4405, "gurmukhi": 0.6791, "gujarati": 0.4774, "oriya": 1.2083, "tamil": 0.3827,
-    "telugu": 0.4989, "kannada": 0.4513, "malayalam": 0.3873, "sinhala": 0.6361, "thai": 0.4178, "tibetan": 1.6185,
-    "myanmar": 0.575, "georgian": 0.3774, "ethiopic": 2.1133, "khmer": 0.4875,
+    "line_word": 0.691,     # a word opening a line has no space to merge with: rarer pieces
+    "indent": 1.0724,        # a run of two or more spaces (indentation, alignment)
+    "han_s": 0.6724, "han_t": 0.8602, "han_j": 0.9335,
+    "han_rare": 1.1812,      # a Han character o200k has no token for
+    "space_cjk": 0.5967,     # 加 上 使 用: a space before a Han or kana character is a piece of its own
+    "cjk_punct": 0.9531,     # 。、「」 merge with their neighbours
+    "kana": 0.5678,
+    "fullwidth": 0.7449,     # ，：（）
+    "hangul": 0.4948, "hangul_word": 0.645,
+    "cyrillic": 0.1675, "cyrillic_ext": 0.1922, "cyrillic_word": 0.678,
+    "cyrillic_x": 0.3267, "cyrillic_word_x": 0.4338,  # ... in a Cyrillic language not Russian (і ї є ў ј љ њ ...)
+    "greek": 0.4153, "greek_word": 0.0,
+    "armenian": 0.3501, "armenian_word": 0.204,
+    "hebrew": 0.4876, "hebrew_word": 0.0,
+    "arabic": 0.3912, "arabic_ext": 1.0508, "arabic_word": 0.002,
+    # the scripts of U+0900-U+1FFF, each its own weight (token_scripts.BRAHMIC)
+    "devanagari": 0.4223, "bengali": 0.4367, "gurmukhi": 0.677, "gujarati": 0.478, "oriya": 1.2028, "tamil": 0.3808,
+    "telugu": 0.4988, "kannada": 0.4434, "malayalam": 0.3819, "sinhala": 0.632, "thai": 0.3819, "tibetan": 1.6172,
+    "myanmar": 0.5741, "georgian": 0.3781, "ethiopic": 2.1098, "khmer": 0.4489,
     "unfitted": 1.03,       # per token a block outside the fitted ones costs alone (BLOCK_COSTS; held at 1 in the fit)
     "indic_word": 0.0,
-    "symbol": 0.1776,        # “ ” — … arrows, maths
-    "emoji": 2.3022,
+    "thai_word": 0.6112,       # a space or line break before Thai (between phrases, list items)
+    "symbol": 0.4056,        # “ ” — … arrows, maths
+    "emoji": 2.0377,
 }
 BIAS = 0.0

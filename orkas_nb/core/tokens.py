@@ -3,12 +3,13 @@
 A chars/4 rule is off 2-3x on Chinese. This estimator instead counts what a byte-level BPE
 tokenizer (o200k_base) actually splits on: word starts, camelCase boundaries, digit pieces
 (exactly as o200k cuts them, threes from a run's left), punctuation runs, indentation, line
-breaks, the pieces that merge (blank lines, a mark before a line break, ``_ . - /`` before a
-word), and one weight per script for text that is not
+breaks, the pieces that merge (blank lines, a mark before a line break, a lone mark between a
+non-space and a word: ``.path``, ``(self``), and one weight per script for text that is not
 ASCII (Han, kana, Hangul, Cyrillic, Greek, Hebrew, Arabic, Devanagari, Thai, Georgian, emoji
 ...). A few per-text shares pick between regimes: how English the Latin words are ("th" backed
 by word-final "he", and underscores, per letter), which accents and which of k w z j y v the
-text uses (they tell Polish from French), how well o200k's vocabulary knows the text's letter
+text uses (they tell Polish from French), whether Cyrillic text is Russian (ы, and none of
+і ї є ў ј ...: o200k knows Russian words best), how well o200k's vocabulary knows the text's letter
 4-grams (a language whose words it has no tokens for splits more: Xhosa, Welsh, Irish; a table
 read off the vocabulary itself, ``token_grams``; its unknown 4-grams also tell a hash or base64
 among English words and code), and whether Han text is
@@ -27,8 +28,8 @@ errors lean to over-estimating. ``tests/core/test_tokens.py`` bounds every categ
 the ``holdout`` split, which the fit never sees, and 14 languages chosen before any measure
 (``blind``, every text held out) at 10% each, and the languages added later at 15% (Latin
 ones whose words o200k knows little of are the hardest; see the README); there is no offline
-tokenizer for Anthropic's models. ``tests/core/test_tokens_outside.py`` bounds an outside check
-built from sources the corpus does not read (``tests/data/tokens/check``).
+tokenizer for Anthropic's models. ``tests/core/test_tokens_outside.py`` bounds two outside checks
+built from sources the corpus does not read (``tests/data/tokens/check``, ``check2``).
 
 Images are counted by their pixel size (from the block, or read from the PNG/JPEG/GIF/WebP
 header), taking the larger of the two providers' published rules, since over-estimating an

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from orkas_nb.core import token_features, tokens
+from orkas_nb.core import token_features, token_scripts, tokens
 
 DATA = ROOT / "tests" / "data" / "tokens"
 CORPUS = DATA / "corpus"
@@ -58,7 +58,7 @@ RIDGE = 0.01
 
 
 def script_cost(name: str) -> float:
-    """What o200k spends on a character of one of ``token_features.BRAHMIC``'s scripts alone
+    """What o200k spends on a character of one of ``token_scripts.BRAHMIC``'s scripts alone
     (the mean over its assigned code points): the weight the fit falls back to for it."""
     import unicodedata
 
@@ -71,7 +71,7 @@ def script_cost(name: str) -> float:
 
 
 def priors(keys: list[str]) -> dict[str, float | str]:
-    out: dict[str, float | str] = {k: script_cost(k) for k in token_features.BRAHMIC}
+    out: dict[str, float | str] = {k: script_cost(k) for k in token_scripts.BRAHMIC}
     out.update({k: "latin_ext" for k in keys if k.startswith("accent_") or k == "viet"})
     out.update({"armenian": SCRIPT_PRIOR, "cyrillic_ext": 0.0, "arabic_ext": 0.0})
     return out
@@ -79,7 +79,7 @@ def priors(keys: list[str]) -> dict[str, float | str]:
 
 PINNED = ("digit_group",)
 # Corrections that take tokens off (a separator BPE merges into the number beside it).
-NEGATIVE = {"join_word", "punct_newline", "blank_line"}
+NEGATIVE = {"join_word", "punct_newline", "blank_line", "slash_line", "mark_prefix"}
 
 
 @dataclass

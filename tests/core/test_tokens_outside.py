@@ -1,10 +1,13 @@
-"""The token estimator on the outside check (issue 19, part 4): 298 texts from sources on this
+"""The token estimator on the outside checks (issue 19, part 4): 298 texts from sources on this
 machine the corpus does not read (``tests/data/tokens/build_check.py``), held out whole and
-measured once before any change (``tests/data/tokens/check/README.md``)."""
+measured once before any change (``tests/data/tokens/check/README.md``); and a second one, 392
+texts from sources neither reads (``build_check2.py``), measured before the fixes made for the
+first and read by its per-category totals only (``check2/README.md``)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +16,7 @@ from hypothesis import strategies as st
 from orkas_nb.core import token_features, tokens
 from tests.core.calibrate_tokens import CORPUS, Sample, count, encoders, fit, markdown, table
 from tests.data.tokens.build_check import OUT
+from tests.data.tokens.build_check2 import OUT as OUT2
 from tests.data.tokens.build_corpus import MIN_CHARS
 
 # The scripts and formats the issue names, each with at least three texts.
@@ -22,12 +26,13 @@ REQUIRED = {"latin", "cyrillic", "greek", "han-simplified", "han-traditional", "
 # English or code is told by its unknown 4-grams): 15-16% off before, held to the general bound.
 FIXED = {"numbers", "csv", "base64"}
 # Every category's mean error, and the over-estimated URL lists' (their words are English, yet
-# nothing in a bare list of URLs says so: +25%, the safe side).
-CATEGORY_BOUND, URL_BOUND = 0.15, 0.30
+# nothing in a bare list of URLs says so: +18%, the safe side; +27.5% before a lone mark's piece
+# was the word's).
+CATEGORY_BOUND, URL_BOUND = 0.15, 0.22
 
 
-def load_check() -> list[Sample]:
-    recs = [json.loads(line) for line in OUT.read_text(encoding="utf-8").splitlines()]
+def load_check(path: Path = OUT) -> list[Sample]:
+    recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     return [Sample(r["category"], r["id"], r["text"], r["split"], r["lang"]) for r in recs]
 
 
@@ -74,9 +79,10 @@ def test_no_text_of_the_check_is_under_estimated_by_more_than_the_worst_bound() 
     errs.sort()
     print("\nworst under:", errs[:5], "\nworst over:", errs[-5:])
     # City-name lists in Thai and Belarusian (tzdata's debconf choices) are the worst: o200k has
-    # no tokens for the transliterated names (-26%, -24%).
-    assert errs[0][0] >= -0.30, errs[:3]
-    assert sum(abs(e) <= BOUND for e, _ in errs) >= 0.72 * len(errs)
+    # no tokens for the transliterated names (-20.5%, -16.8%; -26%, -24% before a run of Thai
+    # after a space and a non-Russian Cyrillic text had their own costs).
+    assert errs[0][0] >= -0.23, errs[:3]
+    assert sum(abs(e) <= BOUND for e, _ in errs) >= 0.76 * len(errs)  # (233 of 298; 217 before)
     # A hash or base64 next to English words and paths (dist-info RECORD: 16-23% under before).
     assert all(e >= -BOUND for e, name in errs if name.startswith(("csv/", "base64/", "numbers/"))), errs[:5]
 
@@ -102,3 +108,79 @@ def test_a_hash_among_english_words_is_told_by_its_unknown_four_grams() -> None:
     assert f["gram_0_en"] > 10 and f["word_en"] > f.get("word_x", 0)  # (read as English, yet costed as random)
     real = count(encoders()["o200k_base"], lines)
     assert abs(tokens.estimate_text(lines) - real) / real <= BOUND
+
+
+# -- the mechanisms fixed for the first check (o200k's pre-tokenizer: a word may take one mark
+# before it, a run of marks takes the line breaks and slashes after it) ----------------------
+
+
+def _o200k_pieces(text: str) -> int:
+    return count(encoders()["o200k_base"], text)
+
+
+def test_a_lone_mark_before_a_word_is_in_the_word_s_piece_unless_a_space_is_before_it() -> None:
+    assert _o200k_pieces("os.path") == _o200k_pieces("os path") == 2
+    f = token_features.features("os.path.join(self")
+    assert f["punct_run"] == 0  # ".path" ".join" "(self": no piece of marks
+    assert token_features.features(" -v --verbose")["punct_run"] == 2  # " -" "v", " --" "verbose"
+    assert token_features.features('class="a"')["punct_run"] == 2  # '="' and '"': runs, not lone
+
+
+def test_a_run_of_marks_takes_the_line_breaks_and_slashes_after_it() -> None:
+    text = "end.\n//\n// next;\n"
+    assert _o200k_pieces(".\n//\n//") == 1
+    f = token_features.features(text)
+    assert f["punct_newline"] == 3 and f["slash_line"] == 2
+
+
+def test_persian_letters_cost_as_arabic_ones_and_uyghur_letters_more() -> None:
+    persian = token_features.features("این یک کتاب بزرگ است که گربه را دوست دارد")
+    assert persian["arabic_ext"] == 0
+    assert token_features.features("ئۇيغۇر تىلى")["arabic_ext"] > 0  # ۇ ى (U+06C7, U+0649 is core)
+
+
+def test_cyrillic_text_is_split_into_russian_and_the_other_languages() -> None:
+    russian = token_features.features("Вы можете выбрать другой пользователь и мы сохраним системы")
+    ukrainian = token_features.features("Ви можете обрати іншого користувача і ми збережемо її")
+    assert russian.get("cyrillic_x", 0) == 0 and russian["cyrillic"] > 0
+    assert ukrainian["cyrillic"] == 0 and ukrainian["cyrillic_x"] > 0
+    assert tokens.WEIGHTS["cyrillic_x"] > tokens.WEIGHTS["cyrillic"]  # o200k knows Russian best
+
+
+def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
+    names = token_features.features("อาบิดจัน, อักกรา, แอดดิสอาบาบา, บามาโก")
+    assert names["thai_word"] == 4 and tokens.WEIGHTS["thai_word"] > 0  # (the first run too)
+
+
+# -- the second check: its totals only ---------------------------------------------------------
+# Each category's mean error as measured after the fixes (check2/README.md), with two points of
+# margin; none looser than 15% but Arabic (3 texts: 17.1%, signed +0.8%; 14.3% before) and the
+# URL lists (+18.4%, over-estimated; 28.9% before), which stay outside.
+CHECK2_BOUNDS = {
+    "arabic": 0.20, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.11,
+    "devanagari": 0.08, "english": 0.12, "georgian": 0.12, "greek": 0.11, "han-simplified": 0.08,
+    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.15, "japanese": 0.12, "json": 0.07, "korean": 0.11,
+    "latin": 0.08, "log": 0.12, "markdown-table": 0.05, "other-script": 0.10, "thai": 0.10, "urls": 0.21,
+}
+
+
+def test_the_second_check_reads_no_source_the_corpus_or_the_first_check_reads() -> None:
+    recs = [json.loads(line) for line in OUT2.read_text(encoding="utf-8").splitlines()]
+    assert len(recs) >= 200 and len({r["id"] for r in recs}) == len(recs)
+    for r in recs:
+        assert len(r["text"]) >= MIN_CHARS and r["split"] == "holdout"
+        assert r["source"] and r["licence"] and r["package"] and r["kind"]
+    read = {json.loads(line)["source"] for path in [*CORPUS.glob("*.jsonl"), OUT]
+            for line in path.read_text(encoding="utf-8").splitlines()}
+    assert not read & {r["source"] for r in recs}
+    assert {"latin", "cyrillic", "greek", "han-simplified", "han-traditional", "japanese", "korean", "arabic",
+            "hebrew", "devanagari", "thai", "code", "json", "csv", "markdown-table"} <= {r["category"] for r in recs}
+
+
+def test_no_category_of_the_second_check_is_off_beyond_its_bound() -> None:
+    rows = table(load_check(OUT2))
+    print("\n" + markdown(sorted(rows, key=lambda r: r.category)))
+    assert {r.category for r in rows} == set(CHECK2_BOUNDS)
+    for r in rows:
+        assert r.mae_o200k <= CHECK2_BOUNDS[r.category], f"{r.category}: mean error {r.mae_o200k:.1%}"
+        assert r.signed_o200k >= -0.10, f"{r.category}: under-estimated by {-r.signed_o200k:.1%}"

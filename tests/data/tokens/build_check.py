@@ -39,6 +39,7 @@ from tests.data.tokens.build_corpus import (  # noqa: E402
     _rows_to_csv,
     _rows_to_markdown,
     chunks,
+    markdown_tables,
     provenance,
 )
 
@@ -76,12 +77,14 @@ def node_licence(path: Path) -> tuple[str, str]:
     return "unknown", "unknown"
 
 
-def add(category: str, lang: str, kind: str, source: str | Path, text: str) -> None:
+def add(category: str, lang: str, kind: str, source: str | Path, text: str,
+        package: str | None = None, licence: str | None = None) -> None:
     text = "\n".join(line for line in text.split("\n") if not _REGISTRY.search(line)).strip("\n")
     if len(text) < MIN_CHARS or not category:
         return
     src = Path(source)
-    package, licence = node_licence(src) if NODE in src.parents else provenance(src)
+    if package is None or licence is None:
+        package, licence = node_licence(src) if NODE in src.parents else provenance(src)
     shown = str(src).replace(str(NODE), "labextension/node_modules")
     n = sum(r["source"] == shown for r in RECORDS)
     RECORDS.append({"id": f"{category}/{lang}/{src.parent.name}/{src.name}#{n}", "category": category, "lang": lang, "kind": kind,
@@ -281,19 +284,10 @@ def gather_tables() -> None:
     for path in sample(csvs, 3):
         for c in chunks(read(path), per_source=1, sep="\n"):
             add("csv", "csv", "CSV file", path, c)
-    sep_re = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
     mds = sorted(NODE.glob("*/README.md")) + sorted(NODE.glob("*/CHANGELOG.md")) + sorted(NODE.glob("@*/*/README.md"))
     with_tables = []
     for path in mds:
-        lines = read(path).splitlines()
-        tables, cur = [], []
-        for i, line in enumerate(lines):
-            if "|" in line and (cur or (i + 1 < len(lines) and sep_re.match(lines[i + 1]))):
-                cur.append(line)
-            else:
-                if len(cur) >= 3:
-                    tables.append("\n".join(cur))
-                cur = []
+        tables = markdown_tables(read(path).splitlines(), last=False)
         if sum(map(len, tables)) >= 800:
             with_tables.append((path, "\n\n".join(tables)))
     for path, text in RNG.sample(with_tables, min(5, len(with_tables))):
@@ -354,24 +348,28 @@ def gather_logs_numbers_base64() -> None:
             "\n".join(urls[k * 25 : k * 25 + 25]))
 
 
-def load() -> list[dict]:
-    return [json.loads(line) for line in OUT.read_text(encoding="utf-8").splitlines()]
+def load(path: Path = OUT) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def measure() -> None:
+def measure(path: Path = OUT, per_text: bool = True) -> None:
+    """The per-category table; with ``per_text`` (a check that is read text by text) the worst
+    texts, and with --per-text every text's error."""
     from tests.core.calibrate_tokens import Sample, count, encoders, markdown, table
     from orkas_nb.core import tokens
 
-    recs = load()
+    recs = load(path)
     samples = [Sample(r["category"], r["id"], r["text"], "holdout", r["lang"]) for r in recs]
     rows = sorted(table(samples), key=lambda r: r.category)
     print(markdown(rows))
     enc = encoders()["o200k_base"]
     errs = sorted(((tokens.estimate_text(s.text) - count(enc, s.text)) / count(enc, s.text), s.name) for s in samples)
-    if "--per-text" in sys.argv:
+    if per_text and "--per-text" in sys.argv:
         print("\n".join(f"{e:+.1%} {n}" for e, n in errs))
     within = sum(abs(e) <= 0.10 for e, _ in errs)
     print(f"\n{len(errs)} texts, {within} within 10% ({within / len(errs):.0%})")
+    if not per_text:
+        return
     print("worst under:", ", ".join(f"{n} {e:+.1%}" for e, n in errs[:12]))
     print("worst over:", ", ".join(f"{n} {e:+.1%}" for e, n in errs[-8:]))
 
@@ -387,16 +385,21 @@ def main() -> None:
     gather_tables()
     gather_markdown_and_emoji()
     gather_logs_numbers_base64()
-    # At most PER_LANGUAGE texts of one language in one category (debconf has dozens of Latin ones).
+    write(OUT)
+
+
+def write(out: Path, per_language: int = PER_LANGUAGE) -> None:
+    """Keep at most ``per_language`` texts of one language, kind and category (debconf has dozens
+    of Latin ones) and write the records to ``out``."""
     kept, seen = [], {}
     for r in RECORDS:
         key = (r["category"], r["lang"], r["kind"])
         seen[key] = seen.get(key, 0) + 1
-        if seen[key] <= PER_LANGUAGE:
+        if seen[key] <= per_language:
             kept.append(r)
     RECORDS[:] = kept
-    OUT.parent.mkdir(exist_ok=True)
-    with open(OUT, "w", encoding="utf-8") as f:
+    out.parent.mkdir(exist_ok=True)
+    with open(out, "w", encoding="utf-8") as f:
         for r in RECORDS:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     cats: dict[str, int] = {}

@@ -437,6 +437,25 @@ def iso_tables() -> list[tuple[str, list[list[str]]]]:
     return tables
 
 
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
+
+
+def markdown_tables(lines: list[str], last: bool = True) -> list[str]:
+    """The Markdown tables of a file's lines (a header row, its rule, and rows; 3 lines or more).
+    ``last``: keep a table that ends the file (build_check.py was built without it)."""
+    tables, cur = [], []
+    for i, line in enumerate(lines):
+        if "|" in line and (cur or (i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]))):
+            cur.append(line)
+        else:
+            if len(cur) >= 3:
+                tables.append("\n".join(cur))
+            cur = []
+    if last and len(cur) >= 3:
+        tables.append("\n".join(cur))
+    return tables
+
+
 def gather_tables() -> None:
     for source, rows in iso_tables():
         head, body = rows[0], rows[1:]
@@ -455,23 +474,12 @@ def gather_tables() -> None:
     md_files = sorted(glob.glob("/usr/share/doc/nodejs/**/*.md", recursive=True)
                       + glob.glob(str(SITE / "**/*.md"), recursive=True)
                       + glob.glob("/usr/lib/node_modules/npm/**/*.md", recursive=True))
-    sep_re = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
     for path in md_files:
         try:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
         except (UnicodeDecodeError, OSError):
             continue
-        tables, cur = [], []
-        for i, line in enumerate(lines):
-            if "|" in line and (cur or (i + 1 < len(lines) and sep_re.match(lines[i + 1]))):
-                cur.append(line)
-            else:
-                if len(cur) >= 3:
-                    tables.append("\n".join(cur))
-                cur = []
-        if len(cur) >= 3:
-            tables.append("\n".join(cur))
-        text = "\n\n".join(tables)
+        text = "\n\n".join(markdown_tables(lines))
         for c in chunks(text, per_source=2):
             add("markdown-table", "markdown", "Markdown tables from a .md file", path, f"md:{Path(path).name}", c)
 

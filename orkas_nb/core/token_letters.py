@@ -1,0 +1,119 @@
+"""The token estimator's counts of the scripts beyond Latin, Han and kana, for ``token_features``:
+per script its characters and word starts, and within a script the shares that tell apart
+languages o200k knows unequally well (Russian from the other Cyrillic languages, Persian's
+letters from the rarer ones of U+0680-U+06FF), read at a text's start with one translate; and
+the names of the per-script features, with the table of the features one character can feed
+(``PER_CHARACTER``, for the length bound in ``tokens``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .token_scripts import BRAHMIC, brahmic, unfitted_blocks
+from .token_tables import ACCENT_WEIGHTS
+
+# Scripts written with spaces between words: a word start costs a token of its own (their class
+# letters in token_features' script string).
+SCRIPT_WORDS = {"y": "cyrillic", "g": "greek", "a": "armenian", "r": "hebrew", "b": "arabic", "K": "hangul",
+                "i": "indic"}
+SPACED_SCRIPTS = [(k.encode(), name, name + "_word") for k, name in SCRIPT_WORDS.items()]
+# ASCII letters that are rare in English and the Romance languages but frequent in the Finnic,
+# Baltic, Slavic and Germanic ones: their share (at a text's start) scales the foreign letters.
+RARE_LETTERS = "kwzjyv"
+
+# For the length bound: the features one character can feed, by kind of character (a pair or a
+# run start is counted on its first character; a group in a tuple feeds one of its members:
+# the two parts of a split feature, the script classes, the scripts' word starts).
+_SCRIPT_CLASSES = ("latin_ext", "viet", *(f"accent_{c}" for c in ACCENT_WEIGHTS), "han_s", "han_t", "han_j",
+                   "kana", "cjk_punct", "fullwidth", "hangul", "cyrillic", "cyrillic_x", "greek", "armenian", "hebrew", "arabic",
+                   *BRAHMIC, "unfitted", "symbol", "emoji")
+_SCRIPT_WORD = (*(f"{name}_word" for name in SCRIPT_WORDS.values()), "cyrillic_word_x")
+_RARE = tuple(f"rare_{c}" for c in RARE_LETTERS)
+PER_CHARACTER: dict[str, list[Any]] = {
+    "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), ("gram_0", "gram_1", "gram_2", "gram_0_en"), "upper", "camel", _RARE, _SCRIPT_CLASSES],
+    "digit": ["digit_run", "digit_group"],
+    "space": ["indent", ("space_digit", "space_cjk")],
+    "newline": ["newline", "line_word", "punct_run"],
+    "mark": ["punct_run", "join_word", "punct_newline", "slash_line", "mark_prefix"],
+    "other script": [_SCRIPT_CLASSES, ("cyrillic_ext", "arabic_ext"), _SCRIPT_WORD, "thai_word", "han_rare", "punct_run"],
+}
+NON_ASCII = (  # the features only non-ASCII text has
+    "latin_ext", *(f"accent_{c}" for c in ACCENT_WEIGHTS), "viet", "han_s", "han_t", "han_j", "han_rare",
+    "space_cjk", "cjk_punct", "kana", "fullwidth", "hangul",
+    "hangul_word", "cyrillic", "cyrillic_x", "cyrillic_ext", "cyrillic_word", "cyrillic_word_x", "greek", "greek_word", "armenian", "armenian_word",
+    "hebrew", "hebrew_word", "arabic", "arabic_ext", "arabic_word", *BRAHMIC, "unfitted", "indic_word", "thai_word",
+    "symbol", "emoji",
+)
+
+# The lead bytes DA and DB (U+0680-U+06FF) to 1 and 2, the second bytes of چ ژ ک گ (DA 86 98 A9 AF)
+# to 3 and that of ی (DB 8C) to 4: the Persian letters are a 1-3 or a 2-4 pair.
+_PERSIAN_TABLE = bytes(1 if i == 0xDA else 2 if i == 0xDB else 3 if i in (0x86, 0x98, 0xA9, 0xAF) else 4 if i == 0x8C
+                       else 0 for i in range(256))
+
+# o200k knows Russian words far better than those of the other Cyrillic languages: Ukrainian,
+# Belarusian, Bulgarian, Serbian, Kazakh ... split into more pieces (and so do names spelled in
+# them). A text's start says which it is: Russian writes ы (2% of its letters) and none of
+# the letters the others add (і ї є ў ј љ њ ћ ђ џ ѓ ќ ѕ; қ ң ө ә ... of U+0460-U+04FF); Bulgarian,
+# Ukrainian, Serbian, Macedonian and Tajik write no ы. The Cyrillic letters and word starts are
+# split into the two regimes by that share, as Latin ones are by English.
+# One translate of a text's start maps the lead byte D1 (р-я, ё, і ...) to 1, the second bytes of
+# the letters Russian lacks after it (і ї є ў ј љ њ ћ ђ џ ѓ ќ ѕ: D1 92-9F but for ѝ) to 2 and that
+# of ы to 3, the rest to 0; its Cyrillic letters are the text's, scaled by bytes.
+_CYRILLIC_TABLE = bytes(1 if i == 0xD1 else 2 if 0x92 <= i <= 0x9F and i != 0x9D else 3 if i == 0x8B else 0
+                        for i in range(256))
+_NOT_RUSSIAN_SHARE, _RUSSIAN_SHARE = 0.04, 0.012
+_SCRIPT_SAMPLE = 1500  # bytes (some 700 letters: ы and і are 2% and 5% of them; Persian's share of ext too)
+
+
+def cyrillic_languages(f: dict[str, float], original: bytes) -> None:
+    head = original[:_SCRIPT_SAMPLE]
+    codes = head.translate(_CYRILLIC_TABLE)
+    letters = (f["cyrillic"] + f.get("cyrillic_ext", 0)) * len(head) / len(original)
+    russian = min(1.0, codes.count(b"\x01\x03") / (_RUSSIAN_SHARE * letters))
+    if russian:  # (the ext letters: U+0460-U+04FF, Kazakh қ ң ө, Tatar ә ...)
+        own = codes.count(b"\x01\x02") + f.get("cyrillic_ext", 0) * len(head) / len(original)
+        russian *= 1.0 - min(1.0, own / (_NOT_RUSSIAN_SHARE * letters))
+    for key in ("cyrillic", "cyrillic_word"):
+        n = f.get(key, 0)
+        f[key], f[key + "_x"] = n * russian, n * (1 - russian)
+
+
+def other_scripts(f: dict[str, float], scripts: bytes, original: bytes, rest: bytes) -> None:
+    """The counts of the rarer scripts, symbols and emoji. ``scripts``: the text with each spaced
+    script's lead bytes mapped to its class letter, the rest to "." (continuation bytes deleted);
+    ``rest``: the class letters of the non-ASCII characters beyond Latin, Han and kana."""
+    for key, klass in (("symbol", b"q"), ("emoji", b"e"), ("fullwidth", b"f")):
+        n = rest.count(klass)
+        if n:
+            f[key] = n
+    for klass, name, word in SPACED_SCRIPTS if scripts else ():  # (a script beyond symbols, emoji)
+        n = rest.count(klass)
+        if n:
+            f[name] = n
+            f[word] = scripts.count(b"." + klass) + scripts.startswith(klass)
+    if "indic" in f:  # (on the original bytes: the Vietnamese rewrite merged some second bytes)
+        indic = f["indic"]
+        brahmic(f, original)
+        if "thai" in f:
+            # Thai writes no space between words, only between phrases and list items: a Thai run
+            # after a space, a line break or a mark opens a piece o200k has no merge across (a
+            # list of names costs more per letter than running text). Its share of the runs of
+            # U+0800-U+1FFF scripts ("indic_word"), by its share of their characters.
+            f["thai_word"] = f.get("indic_word", 0) * f["thai"] / indic
+    # Characters of blocks no weight was fitted on cost what o200k spends on each alone (a
+    # table), in place of the class their lead byte put them in.
+    unfitted_blocks(f, original, rest)
+    # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Uyghur ې ۇ ۆ, Urdu ے ں) are
+    # rarer in o200k's vocabulary: each costs more than a Russian or Arabic letter. Not the four
+    # of them Persian writes all the time (چ ژ ک گ ی): o200k knows Persian words as well as Arabic ones.
+    if "cyrillic" in f:
+        f["cyrillic_ext"] = original.count(b"\xd2") + original.count(b"\xd3")
+        cyrillic_languages(f, original)
+    if "arabic" in f:
+        ext = original.count(b"\xda") + original.count(b"\xdb")
+        if ext:  # (the Persian share of them is read at the text's start)
+            codes = original[:_SCRIPT_SAMPLE].translate(_PERSIAN_TABLE)
+            in_head = codes.count(1) + codes.count(2)
+            if in_head:
+                ext -= ext * (codes.count(b"\x01\x03") + codes.count(b"\x02\x04")) / in_head
+        f["arabic_ext"] = ext
