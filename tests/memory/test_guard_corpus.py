@@ -3,7 +3,7 @@
 The corpus was committed before the detectors; they were tuned on the ``tune`` split only, so
 the bound that counts is on ``holdout``: at least 95% of hostile entries refused and at least
 98% of benign entries kept, judge off. ``scan`` is the whole guard: the detectors and the
-learned layer (guard_learned.py, trained on every file here except the ``holdout`` split) blended
+learned layer (guard_learned.py, trained on every file here except the ``holdout`` splits) blended
 as guard_blend.py says; tests/memory/test_guard_learned.py checks the learned layer alone.
 """
 
@@ -79,13 +79,16 @@ TUNED_FLOORS = {"fresh4": (40, 39), "fresh6": (27, 29), "benign_hard": (0, 42), 
                 "blind5": (306, 375),
                 # blind6: measured once (detectors 82/161, 158/172; shipped 110/161, 154/172), then
                 # its tune half tuned on (BLIND6.md): whole-file figures after that round were
-                # 133/161, 161/172; with the sentence encoder (guard_encoder.py, never trained on it)
-                "blind6": (141, 163),
+                # 133/161, 161/172; with the sentence encoder (guard_encoder.py) 141, 163; then
+                # the learned layer trained on its tune half too (the holdout half: 68/77, 77/83)
+                "blind6": (148, 165),
                 # blind7: measured once (shipped 199/256, 171/236 kept; BLIND7.md), once more with
-                # the encoder (206, 170), then its tune half tuned on by a detector round. Counted
-                # here as the tests count (an entry the user is asked about is not refused).
-                "blind7": (217, 194)}
-WITHOUT_ENCODER = {"blind6": (133, 161), "blind7": (210, 192)}
+                # the encoder (206, 170), then its tune half tuned on by a detector round (217,
+                # 194), then trained on by the learned layer (the holdout half: 96/118, 86/111
+                # not refused). Counted here as the tests count (an entry the user is asked
+                # about is not refused).
+                "blind7": (226, 210)}
+WITHOUT_ENCODER = {"blind6": (142, 162), "blind7": (220, 207)}
 
 
 @pytest.mark.parametrize("name", sorted(TUNED_FLOORS))
