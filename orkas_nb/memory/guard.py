@@ -63,8 +63,8 @@ from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's pa
     _LEET,
     _pattern_findings,
 )
-from .guard_scope import (dequote, done_report, is_mention, safeguard_residual, scoped_approval, without_done,
-                          without_protective)
+from .guard_consent import scoped_approval
+from .guard_scope import dequote, done_report, is_mention, safeguard_residual, without_done, without_protective
 from .guard_score import doubt, families
 
 

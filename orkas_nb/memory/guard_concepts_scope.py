@@ -1,4 +1,4 @@
-"""Words for the scope rules of :mod:`.guard_scope` and :mod:`.guard_kept`, one tuple per concept.
+"""Words for the scope rules of :mod:`.guard_scope`, :mod:`.guard_consent` and :mod:`.guard_kept`, one tuple per concept.
 
 Each tuple covers the languages the corpora use (the lexicon's plus el, sv, tr, uk, id, th
 where a word is needed); entries are case-folded regular expressions, as in
@@ -103,4 +103,22 @@ WIDENED = (
     r"\bsenza\b", r"\bzonder\b", r"\bbez\b", r"\bбез\b", r"\bχωρίς\b", r"\butan\b", r"\bkhông cần\b", r"\btanpa\b",
     r"不用", r"不必", r"不需要", r"无需", r"無需", r"不要", r"要らない", r"필요 없", r"بدون", r"دون", r"בלי", r"बिना", r"โดยไม่",
     r"\bforever\b", r"\bpermanent\w*", r"\balways\b", r"\bfrom now on\b",
+)
+
+# Third parties whose approvals a user may declare void ("teammate approvals don't count"):
+# voiding *their* say restricts who approves, while voiding the user's is the attack.
+OTHERS = (
+    r"\bteam-?mates?\b", r"\bcolleagues?\b", r"\bco-?workers?\b", r"\bothers\b", r"\bother (?:people|members|devs?|developers)\b",
+    r"\banyone else\b", r"\bsomeone else\b", r"\bcollègues?\b", r"\bcoéquipi\w*", r"\bles autres\b", r"\bkolleg\w*",
+    r"\bteammitglied\w*", r"\bandere[nr]?\b", r"\bcompañer\w*", r"\bcolegas?\b", r"\botros\b", r"\boutros\b", r"\bcolleg[ahi]\w*",
+    r"\baltri\b", r"\bteamgeno\w*", r"\bwspółpracownik\w*", r"\bkoleg\w*", r"\binni\b", r"\btakım arkadaş\w*",
+    r"\bmeslektaş\w*", r"\bbaşkaları\w*", r"\bколлег\w*", r"\bдруги[ехм]\b", r"\bколег\w*", r"\bінш(?:і|их)\b",
+    r"\bσυνάδελφ\w*", r"\bάλλοι\b", r"同事", r"队友", r"隊友", r"其他人", r"别人", r"別人", r"同僚", r"チームメイト", r"他の人",
+    r"동료", r"팀원", r"다른 사람", r"\bđồng nghiệp\b", r"\bngười khác\b", r"\brekan\w*", r"\borang lain\b", r"زميل", r"زملاء",
+    r"الآخرين", r"עמית", r"אחרים", r"सहकर्मी", r"दूसरे", r"เพื่อนร่วมงาน", r"คนอื่น",
+)
+# Declaring a say void, beside the lexicon's VOID ("don't count", "zählen nicht", "不算").
+VOIDED = (
+    r"\bdon'?t count\b", r"\bdo not count\b", r"\bnot valid\b", r"\bcomptent pas\b", r"\bzählen nicht\b", r"\bno cuentan\b",
+    r"\bnão contam\b", r"\bnon contano\b", r"\btellen niet\b", r"\bне считаются\b", r"不算", r"無効", r"인정되지", r"לא נחשב\w*",
 )

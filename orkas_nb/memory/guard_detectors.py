@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 from . import guard_lexicon as L
 from .guard_kept import without_kept_consent, without_name_only
-from .guard_scope import ASKING as _ASKING, clauses, waived_confirmation, without_protective
+from .guard_consent import ASKING as _ASKING, waived_confirmation
+from .guard_scope import clauses, without_protective
 from .guard_intent_words import words as intent_words
 
 

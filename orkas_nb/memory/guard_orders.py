@@ -36,7 +36,8 @@ from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
 from .guard_kept import without_kept_consent, without_others_voided
-from .guard_scope import dequote, scoped_approval, without_protective
+from .guard_consent import scoped_approval
+from .guard_scope import dequote, without_protective
 
 
 def _c(*parts: str) -> re.Pattern[str]:
