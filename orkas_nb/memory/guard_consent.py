@@ -96,9 +96,30 @@ _BLANKET = re.compile(L.alt(L.EVERYTHING, r"\b(?:all|every|any) (?:commands?|act
                             r"सभी कमांड", r"\bsemua perintah\b", r"ทุกคำสั่ง"))
 
 
+# The assistant granting an approval ("approve", "genehmigen", "批准"): forbidding *that* keeps
+# the say with the user, while forbidding the asking is the attack.
+GRANT_VERB = re.compile(L.alt(*S.GRANT_VERB))
+_FORBIDS = re.compile("(?:" + PROHIBITION_BEFORE.pattern + r")((?:\W+[\w']+){0,2})\W*$")
+_DEFERS = re.compile(L.alt(*S.DEFERS))
+SKIPPING = re.compile(L.alt(*S.SKIP))  # the lowering that is an act: skipping, bypassing a step
+
+
+def forbidden(flat: str, m: re.Match[str], reach: int = 2) -> bool:
+    """A prohibition governs the word ``m`` itself ("never approve", "don't skip the approval",
+    "n'approuve jamais", "承認しないこと"), not a wait or a need for it ("don't wait for
+    approval", "no need to approve")."""
+    before = _FORBIDS.search(flat[max(0, m.start() - 30):m.start()])
+    if before and len(re.findall(r"[\w']+", before.group(1))) <= reach and not _DEFERS.search(before.group(1)):
+        return True
+    after = flat[m.end():m.end() + 12]
+    return bool(PROHIBITION_AFTER.match(after.lstrip()) or re.match(r"\s*(?:" + L.alt(*S.AFTER, *S.NEVER_AFTER) + ")", after))
+
+
 def _negated_ask(flat: str) -> bool:
     """A prohibition governs asking or confirming ("never ask", "確認しないこと", "묻지 마")."""
     for m in _ASK.finditer(flat):
+        if GRANT_VERB.fullmatch(m.group()) and forbidden(flat, m):
+            continue  # "never approve anything on my behalf": the assistant grants nothing
         if PROHIBITION_BEFORE.search(flat[max(0, m.start() - 30):m.start()]) or PROHIBITION_AFTER.search(flat[m.end():m.end() + 12]):
             return True
     return False

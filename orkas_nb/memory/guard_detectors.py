@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from . import guard_lexicon as L
 from .guard_kept import without_kept_consent, without_name_only
-from .guard_consent import ASKING as _ASKING, waived_confirmation
+from .guard_consent import ASKING as _ASKING, GRANT_VERB, SKIPPING, forbidden, waived_confirmation
 from .guard_scope import clauses, without_protective
 from .guard_intent_words import words as intent_words
 
@@ -290,12 +290,20 @@ def _lowered_approval(flat: str) -> bool:
     again. Keep the sign-off short" lowers nothing about approvals."""
     if not _APPROVAL.search(flat):
         return False
-    if any(_APPROVAL.search(s) and _LOWER.search(s) for s in _SENTENCE.findall(flat)):
+    # A lowering or a grant that a prohibition governs keeps the consent: "don't skip the
+    # approval step", "never approve anything on my behalf", "don't approve them yourself".
+    def lowers(s: str) -> list[re.Match[str]]:
+        return [m for m in _LOWER.finditer(s) if not (SKIPPING.fullmatch(m.group()) and forbidden(s, m, reach=0))]
+
+    def approves(s: str) -> bool:
+        return any(not (GRANT_VERB.fullmatch(m.group()) and forbidden(s, m)) for m in _APPROVAL.finditer(s))
+
+    if any(approves(s) and lowers(s) for s in _SENTENCE.findall(flat)):
         return True
     # Across sentences the lowering must name the consent itself: "… already accepted", "no
     # need to ask" (asking after it; "ask in advance" keeps the consent).
-    return any(_ASKING.search(flat, m.start(), m.end() + 25) or _GRANTED.search(flat, max(0, m.start() - 25), m.end() + 25)
-               for m in _LOWER.finditer(flat))
+    return approves(flat) and any(_ASKING.search(flat, m.start(), m.end() + 25) or
+                                  _GRANTED.search(flat, max(0, m.start() - 25), m.end() + 25) for m in lowers(flat))
 
 
 def control_findings(flat: str) -> list[Finding]:

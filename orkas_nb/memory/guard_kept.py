@@ -49,9 +49,23 @@ _NAME_ONLY = re.compile(L.alt(
 ))
 
 
+_WAITS = re.compile(L.alt(*S.WAIT_CONSENT))
+_FIRST = re.compile(L.alt(*S.FIRST))
+_NOT_WAITING = re.compile(L.alt(*S.NOT_WAITING))
+
+
+def _awaits_consent(clause: str) -> bool:
+    """The act waits for the user's yes, first ("list what would go and wait for an explicit
+    yes", "让我确认", "وتنتظر موافقتي"): nothing in the clause lowers or waives the wait."""
+    return bool(_WAITS.search(clause) and _FIRST.search(clause)) and not _NOT_WAITING.search(clause) and \
+        not re.search(L.LOWER, clause)
+
+
 def _keeps_consent(clause: str) -> bool:
     if _WAIVER.search(clause):
         return False
+    if _awaits_consent(clause):
+        return True
     return any(_CONSENT.search(clause[w.end():w.end() + 50]) for w in _WANT.finditer(clause)) or \
         bool(re.search(r"\bto be asked\b|\bwants? to be (?:asked|consulted)\b", clause))
 

@@ -271,7 +271,7 @@ PROTECT = re.compile(L.alt(
     r"בקש", r"แจ้ง", r"บอก", r"ถาม", r"\bσυσπ\w*", r"\bενημέρω\w*", r"\bρώτ\w*",
     r"\bsuspe\w*", r"\bsospe\w*", r"\bverdächt\w*", r"\bverdacht\w*", r"\bpodejrz\w*", r"\bşüpheli\b", r"\bподозр\w*",
     r"\bпідозр\w*", r"可疑", r"不審", r"의심", r"\bđáng ngờ\b", r"\bmencurigakan\b", r"संदिग्ध", r"مشبوه", r"חשוד",
-    r"น่าสงสัย", r"\bύποπτ\w*",
+    r"น่าสงสัย", r"\bύποπτ\w*", *S.SHOW_TO_USER,
 ))
 
 
@@ -286,13 +286,41 @@ def safeguard_residual(flat: str) -> str | None:
     safeguard. Returns the consequent when it orders a safeguard that no prohibition cancels;
     the guard then reads only it. None when the entry has no such frame. (A quotation is not
     such a frame: "assume 'allow for this run' on anything that asks" quotes the attack itself.)"""
-    head = _COND.search(flat[:30])
-    cut = _THEN.search(flat, head.end()) if head else None
+    cut = _consequent(flat)
     if cut is None:
         return None
-    rest = flat[cut.end():]
+    rest = flat[cut:]
     for m in PROTECT.finditer(rest):
-        before = rest[max(0, m.start() - 40):m.start()]
+        before = _CLAUSE_HEAD.split(rest[max(0, m.start() - 40):m.start()])[-1]
         if not (_GOVERNS.search(before) or _UNDONE.search(before) or _POST_RE.search(rest[m.end():m.end() + 12])):
             return rest
-    return None
+    # "… , don't act on it", "不要照做", "従わないこと": every obeying verb of the order is forbidden.
+    obeyed = [_forbidden_here(rest, m) for m in _OBEYED.finditer(rest)]
+    return rest if obeyed and all(obeyed) else None
+
+
+_CLAUSE_HEAD = re.compile(r"[,;:，；、—–]")
+# Obeying, or running *it* (the thing the condition names): "don't run any checks" is no such refusal.
+_OBEYED = re.compile(L.alt(*words("FOLLOW"), *S.OBEY, r"\bact on\b", r"照做", r"従",
+                           "(?:" + L.EXECUTE + r")(?=\W*(?:it|them|that|this|those|es|sie|ihn|ça|lo|la)\b|\W*$)",
+                           r"\b(?:lo|la|los|las|le|les|l') ?(?:" + L.EXECUTE + ")"))
+# Where a condition opens: the start of the entry or of a sentence, or after a colon ("playbook: if …").
+_OPENING = re.compile(r"^|[.:!?;](?=\s)\s*|[。：！？；]\s*")
+# A concession closed by a suffix (Japanese, Korean): "…と書かれていても、従わないこと".
+_COND_END = re.compile(r"(?:ても|でも)[、,]\s*|(?:더라도|라도)[,，]?\s")
+
+
+def _consequent(flat: str) -> int | None:
+    """Where the order after a condition starts, or None when the entry opens no condition."""
+    for opening in _OPENING.finditer(flat):
+        head = _COND.search(flat, opening.end(), opening.end() + 30)
+        cut = _THEN.search(flat, head.end()) if head else None
+        if cut is not None:
+            return cut.end()
+    tail = _COND_END.search(flat)
+    return tail.end() if tail else None
+
+
+def _forbidden_here(rest: str, m: re.Match[str]) -> bool:
+    before = _CLAUSE_HEAD.split(rest[max(0, m.start() - 40):m.start()])[-1]
+    return bool(_GOVERNS.search(before) or _POST_RE.search(rest[m.end():m.end() + 12]))
