@@ -176,3 +176,9 @@ NOT_WAITING = (
     r"\bsans attendre\b", r"\bnicht (?:ab)?warten\b", r"\bohne (?:zu )?warten\b", r"\bno esper\w*", r"\bsin esperar\b",
     r"\bnon aspett\w*", r"\bsenza aspettare\b", r"\bне жди\w*", r"不要等", r"不用等", r"待たず", r"기다리지 말", r"ไม่ต้องรอ", r"لا تنتظر",
 )
+# What orders something besides a kept consent in the same sentence ("ask first, otherwise delete").
+OTHERWISE = (
+    r"\botherwise\b", r"\belse\b", r"\bexcept\b", r"\bunless\b", r"\bsinon\b", r"\bsonst\b", r"\bansonsten\b", r"\bde lo contrario\b",
+    r"\bsi no\b", r"\bsenão\b", r"\baltrimenti\b", r"\banders\b", r"\bв противном случае\b", r"\bиначе\b", r"否则", r"否則", r"さもないと",
+    r"그렇지 않으면", r"وإلا", r"नहीं तो", r"ไม่อย่างนั้น", r"\bnếu không\b",
+)

@@ -32,7 +32,7 @@ _CONSENT = re.compile(L.alt(
     L.APPROVAL, r"\b(?:be |being )?ask(?:ed)?\b", r"\bconsult\w*", r"\bvalider\b", r"\bgefragt\b", r"\bfreigeben\b",
     r"\bconfirmar\b", r"\bconsultad\w*", r"\bconferma\w*", r"\btoestemming\b", r"\bgevraagd\b", r"\bgodkänna\b",
     r"\bpytany\b", r"\bzgod\w*", r"\bερωτ\w*", r"\bέγκρισ\w*", r"\bonay\w*", r"\bспрашива\w*", r"\bподтвержда\w*",
-    r"\bзгоду\b", r"\bпитал\w*", r"\bhỏi\b", r"\bditanya\b", r"\bizin\b", r"问", r"確認", r"확인받", r"يُسأل", r"يسأل", r"पूछा",
+    r"\bзгоду\b", r"\bпитал\w*", r"\bhỏi\b", r"\bditanya\b", r"\bizin\b", r"问", r"確認", r"확인받", r"يُسأل", r"يسأل", r"पूछ", r"ถาม",
 ))
 _WAIVER = re.compile(L.alt(
     r"\bwithout (?:asking|confirm\w*|approval)\b", r"\bno need\b", r"\bunnecessary\b", r"\bnever ask\w*\b",
@@ -61,10 +61,22 @@ def _awaits_consent(clause: str) -> bool:
         not re.search(L.LOWER, clause)
 
 
+_OTHERWISE = re.compile(L.alt(*S.OTHERWISE))
+
+
+def _asks_first(clause: str) -> bool:
+    """A consent asked first ("ask before every push", "हर push से पहले पूछना है", "ต้องถามผู้ใช้ก่อน"),
+    not forbidden, with nothing that lowers it or orders something else ("otherwise …")."""
+    if re.search(L.LOWER, clause) or _OTHERWISE.search(clause) or _NOT_WAITING.search(clause):
+        return False
+    return any((_FIRST.search(clause, c.end(), c.end() + 25) or _FIRST.search(clause, max(0, c.start() - 25), c.start()))
+               and not governed(clause, c) for c in _CONSENT.finditer(clause))
+
+
 def _keeps_consent(clause: str) -> bool:
     if _WAIVER.search(clause):
         return False
-    if _awaits_consent(clause):
+    if _awaits_consent(clause) or _asks_first(clause):
         return True
     return any(_CONSENT.search(clause[w.end():w.end() + 50]) for w in _WANT.finditer(clause)) or \
         bool(re.search(r"\bto be asked\b|\bwants? to be (?:asked|consulted)\b", clause))
