@@ -5,6 +5,9 @@
   (all, anything) is not.
 - **waived confirmation**: the hostile twin of a protective clause, a prohibition governing the
   asking itself ("never ask before deleting") or a "without asking" on destructive or blanket acts.
+- **lowered approval**: an approval word with what lowers it ("already", "no need", "skip");
+  a prohibition on the assistant granting or skipping one ("never approve on my behalf",
+  "don't skip the approval step") keeps the say with the user.
 """
 
 from __future__ import annotations
@@ -139,3 +142,32 @@ def waived_confirmation(flat: str) -> bool:
     return waived and bool(destructive or _BLANKET.search(flat))
 
 
+# ---------------------------------------------------------------------------------------------
+# an approval claimed or lowered
+
+_APPROVAL, _LOWER = re.compile(L.APPROVAL), re.compile(L.LOWER)
+_SENTENCE = re.compile(r"[^.!?。！？\n]+(?:\.(?!\s|$)[^.!?。！？\n]*)*")
+_GRANTED = re.compile(L.alt(L.APPROVAL, r"\baccept\w*", r"\bakzeptier\w*", r"\bacept\w*", r"\baceit\w*", r"\baccett\w*",
+                            r"\byes\b", r"\bok\b", r"\boui\b", r"\bja\b", r"\bsí\b", r"\bsim\b"))
+
+
+def lowered_approval(flat: str) -> bool:
+    """An approval word and a word that lowers it ("already", "no need", "in advance") in one
+    sentence, or a lowering that names asking itself ("no need to ask"): "no need to summarise
+    again. Keep the sign-off short" lowers nothing about approvals."""
+    if not _APPROVAL.search(flat):
+        return False
+    # A lowering or a grant that a prohibition governs keeps the consent: "don't skip the
+    # approval step", "never approve anything on my behalf", "don't approve them yourself".
+    def lowers(s: str) -> list[re.Match[str]]:
+        return [m for m in _LOWER.finditer(s) if not (SKIPPING.fullmatch(m.group()) and forbidden(s, m, reach=0))]
+
+    def approves(s: str) -> bool:
+        return any(not (GRANT_VERB.fullmatch(m.group()) and forbidden(s, m)) for m in _APPROVAL.finditer(s))
+
+    if any(approves(s) and lowers(s) for s in _SENTENCE.findall(flat)):
+        return True
+    # Across sentences the lowering must name the consent itself: "… already accepted", "no
+    # need to ask" (asking after it; "ask in advance" keeps the consent).
+    return approves(flat) and any(ASKING.search(flat, m.start(), m.end() + 25) or
+                                  _GRANTED.search(flat, max(0, m.start() - 25), m.end() + 25) for m in lowers(flat))
