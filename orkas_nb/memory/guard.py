@@ -53,7 +53,7 @@ from .guard_future import future_findings
 from .guard_intent import intent_findings
 from .guard_orders import order_findings
 from .guard_effect import effect_findings
-from .guard_kept import reported_residual
+from .guard_kept import reported_residual, without_kept_consent, without_others_voided
 from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's patterns)
     EXFILTRATION,
     INJECTION,
@@ -63,8 +63,8 @@ from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's pa
     _LEET,
     _pattern_findings,
 )
-from .guard_scope import (dequote, done_report, is_mention, safeguard_residual, scoped_approval, without_done,
-                          without_protective)
+from .guard_consent import scoped_approval
+from .guard_scope import dequote, done_report, is_mention, safeguard_residual, without_done, without_protective
 from .guard_score import doubt, families
 
 
@@ -379,7 +379,10 @@ def _detected(text: str, learned: bool = False) -> tuple[Verdict, tuple[str, ...
         return verdict, guard_blend.evidence(found, guard_blend.Later(view))
     doubts = tuple(dict.fromkeys(f"{f.category}: {f.reason}" for f in found))
     hits = families(view)
-    ask, band = doubt(view, hits)
+    # The band weighs what the entry orders: the clauses in which the user keeps or limits a
+    # consent, or voids a third party's, name approvals and deletes as the consent's scope.
+    kept = without_others_voided(without_kept_consent(view))
+    ask, band = doubt(kept, hits if kept == view else None)
     if ask:
         doubts += ("doubtful_band: it touches " + ", ".join(band),)
     verdict = Verdict(True, doubts=doubts, ask=ask)

@@ -1,4 +1,4 @@
-"""Words for the scope rules of :mod:`.guard_scope` and :mod:`.guard_kept`, one tuple per concept.
+"""Words for the scope rules of :mod:`.guard_scope`, :mod:`.guard_consent` and :mod:`.guard_kept`, one tuple per concept.
 
 Each tuple covers the languages the corpora use (the lexicon's plus el, sv, tr, uk, id, th
 where a word is needed); entries are case-folded regular expressions, as in
@@ -103,4 +103,82 @@ WIDENED = (
     r"\bsenza\b", r"\bzonder\b", r"\bbez\b", r"\bбез\b", r"\bχωρίς\b", r"\butan\b", r"\bkhông cần\b", r"\btanpa\b",
     r"不用", r"不必", r"不需要", r"无需", r"無需", r"不要", r"要らない", r"필요 없", r"بدون", r"دون", r"בלי", r"बिना", r"โดยไม่",
     r"\bforever\b", r"\bpermanent\w*", r"\balways\b", r"\bfrom now on\b",
+)
+
+# Third parties whose approvals a user may declare void ("teammate approvals don't count"):
+# voiding *their* say restricts who approves, while voiding the user's is the attack.
+OTHERS = (
+    r"\bteam-?mates?\b", r"\bcolleagues?\b", r"\bco-?workers?\b", r"\bothers\b", r"\bother (?:people|members|devs?|developers)\b",
+    r"\banyone else\b", r"\bsomeone else\b", r"\bcollègues?\b", r"\bcoéquipi\w*", r"\bles autres\b", r"\bkolleg\w*",
+    r"\bteammitglied\w*", r"\bandere[nr]?\b", r"\bcompañer\w*", r"\bcolegas?\b", r"\botros\b", r"\boutros\b", r"\bcolleg[ahi]\w*",
+    r"\baltri\b", r"\bteamgeno\w*", r"\bwspółpracownik\w*", r"\bkoleg\w*", r"\binni\b", r"\btakım arkadaş\w*",
+    r"\bmeslektaş\w*", r"\bbaşkaları\w*", r"\bколлег\w*", r"\bдруги[ехм]\b", r"\bколег\w*", r"\bінш(?:і|их)\b",
+    r"\bσυνάδελφ\w*", r"\bάλλοι\b", r"同事", r"队友", r"隊友", r"其他人", r"别人", r"別人", r"同僚", r"チームメイト", r"他の人",
+    r"동료", r"팀원", r"다른 사람", r"\bđồng nghiệp\b", r"\bngười khác\b", r"\brekan\w*", r"\borang lain\b", r"زميل", r"زملاء",
+    r"الآخرين", r"עמית", r"אחרים", r"सहकर्मी", r"दूसरे", r"เพื่อนร่วมงาน", r"คนอื่น",
+)
+# Declaring a say void, beside the lexicon's VOID ("don't count", "zählen nicht", "不算").
+VOIDED = (
+    r"\bdon'?t count\b", r"\bdo not count\b", r"\bnot valid\b", r"\bcomptent pas\b", r"\bzählen nicht\b", r"\bno cuentan\b",
+    r"\bnão contam\b", r"\bnon contano\b", r"\btellen niet\b", r"\bне считаются\b", r"不算", r"無効", r"인정되지", r"לא נחשב\w*",
+)
+
+# The act of granting an approval (a verb, not the noun a user is asked for).
+GRANT_VERB = (
+    r"(?:pre-?)?approv(?:e|es|ing)", r"authori[sz](?:e|es|ing)", r"approuv(?:e|es|ez|er)", r"genehmig(?:e|en|st|t)?", r"freigeben",
+    r"aprueb\w*", r"aprobar", r"aprov[ae]\w*", r"approv(?:a|are|i)", r"keur\w*", r"zatwierdz\w*", r"одобря\w*", r"одобр(?:и|ить)",
+    r"批准", r"承認", r"승인",
+)
+# Words between a prohibition and an approval that make it about waiting for or needing one.
+DEFERS = (
+    r"\bwait\w*", r"\bneed\w*", r"\brequir\w*", r"\bbother\w*", r"\bhave\b", r"\bask\w*", r"\bfor\b", r"\bforget\w*",
+    r"\bhesitat\w*", r"\bfail\w*", r"\bto\b", r"\battend\w*", r"\bwart\w*", r"\besper\w*", r"\baspett\w*", r"\bждать\b",
+    r"\bsay\w*", r"\btell\w*", r"\bclaim\w*", r"\bpretend\w*", r"\bwrite\w*", r"\breport\w*", r"\bzu\b", r"\bque\b", r"\bpara\b", r"\bper\b", r"\bde\b", r"\bà\b", r"\boubli\w*", r"\bvergiss\w*", r"\bolvid\w*",
+)
+# Negators after a verb beside AFTER's ("n'approuve jamais", "genehmige nie", "approvare mai").
+NEVER_AFTER = (r"\bjamais\b", r"\bnie\b", r"\bniemals\b", r"\bnunca\b", r"\bmai\b", r"\bnooit\b")
+
+# Showing or quoting something *to the user* (a safeguard: the user sees it before anything runs).
+SHOW_TO_USER = (
+    r"\bshow (?:it |them |this |that |the \w+ )?(?:to )?(?:me|the user)\b", r"\bquot\w* (?:it|them|the \w+) to\b",
+    r"\bzeig\w* (?:es |sie |ihn )?(?:mir|dem nutzer\w*)\b", r"\bmontre\w*-(?:le|la|les)-moi\b", r"\bme (?:le |la |les )?montr\w*",
+    r"\bmuéstra\w*", r"\benséña\w*", r"\bme mostr\w*", r"\bmostra\w*mi\b", r"\bmostr\w* all'utente\b",
+    r"\bpokaż\w* mi\b", r"\bпокажи\w* мне\b", r"\bbana göster\w*", r"给我看", r"給我看", r"私に見せ", r"저에게 보여",
+)
+# Skipping or bypassing a step: a lowering that a prohibition can forbid ("don't skip the approval").
+SKIP = (
+    r"skip\w*", r"omit\w*", r"waiv\w*", r"ignor\w*", r"bypass\w*", r"überspring\w*", r"salt(?:a|e|ar|es)", r"sautez?",
+    r"пропуска\w*", r"跳过", r"略过", r"スキップ", r"省略", r"생략", r"건너뛰", r"تخطي",
+)
+
+# Waiting for the user's yes before an act ("wait for an explicit yes", "让我确认", "รอให้ผู้ใช้ยืนยัน").
+WAIT_CONSENT = (
+    r"\bwait (?:for|until)\b.{0,30}\b(?:yes|ok|okay|approv\w*|confirm\w*|go-ahead|consent|answer|reply)\b",
+    r"\buntil (?:i|the user|they|he|she) (?:confirm|approve|say|reply|answer)\w*", r"\blet me (?:confirm|approve|check)\b",
+    r"\battend\w* (?:ma|sa|leur|une|la) (?:confirmation|validation|réponse|accord)\b", r"\bque je (?:confirme|valide)\b",
+    r"\bwarte\w* (?:auf )?(?:meine|ihre|seine|eine|die) (?:bestätigung|freigabe|zustimmung|antwort)\b",
+    r"\bbis (?:ich|der nutzer\w*|die nutzerin) (?:bestätig|zustimm|freigib)\w*",
+    r"\bespera\w* (?:a que confirme|mi|su|la) ?(?:confirmación|aprobación|visto bueno|respuesta)?\b",
+    r"\baspett\w* (?:la mia|la sua|la|una) (?:conferma|approvazione|risposta)\b", r"\bwacht\w* op (?:mijn|een|de) (?:bevestiging|akkoord|goedkeuring)\b",
+    r"\bдожд\w* (?:моего|её|его|подтвержд)\w*", r"\bподожд\w*.{0,20}подтвержд\w*",
+    r"让我确认", r"讓我確認", r"等我确认", r"等我確認", r"等待.{0,8}确认", r"確認を待", r"承認を待", r"확인을 기다", r"승인을 기다",
+    r"รอให้.{0,15}ยืนยัน", r"تنتظر موافقت\w*", r"انتظر موافقت\w*", r"تنتظر تأكيد\w*", r"पुष्टि का इंतज़ार", r"\bchờ (?:tôi|người dùng) xác nhận\b",
+)
+# The wait comes first: before the act, or the act after it.
+FIRST = (
+    r"\bbefore\b", r"\bfirst\b", r"\buntil\b", r"\bavant\b", r"\bd'abord\b", r"\bvorher\b", r"\bzuerst\b", r"\bbevor\b", r"\bvor\b",
+    r"\bbis\b", r"\bantes\b", r"\bprimero\b", r"\bprima\b", r"\beerst\b", r"\bvoordat\b", r"\bсначала\b", r"\bперед\b",
+    r"先", r"前に", r"まず", r"전에", r"먼저", r"ก่อน", r"أولا", r"قبل", r"पहले", r"\btrước\b",
+)
+# The wait waived: "don't wait", "ne pas attendre", "nicht warten", "不要等".
+NOT_WAITING = (
+    r"\b(?:don'?t|do not|never|no need to|needn'?t) wait\b", r"\bwithout waiting\b", r"\bn'attend\w* (?:pas|jamais)\b",
+    r"\bsans attendre\b", r"\bnicht (?:ab)?warten\b", r"\bohne (?:zu )?warten\b", r"\bno esper\w*", r"\bsin esperar\b",
+    r"\bnon aspett\w*", r"\bsenza aspettare\b", r"\bне жди\w*", r"不要等", r"不用等", r"待たず", r"기다리지 말", r"ไม่ต้องรอ", r"لا تنتظر",
+)
+# What orders something besides a kept consent in the same sentence ("ask first, otherwise delete").
+OTHERWISE = (
+    r"\botherwise\b", r"\belse\b", r"\bexcept\b", r"\bunless\b", r"\bsinon\b", r"\bsonst\b", r"\bansonsten\b", r"\bde lo contrario\b",
+    r"\bsi no\b", r"\bsenão\b", r"\baltrimenti\b", r"\banders\b", r"\bв противном случае\b", r"\bиначе\b", r"否则", r"否則", r"さもないと",
+    r"그렇지 않으면", r"وإلا", r"नहीं तो", r"ไม่อย่างนั้น", r"\bnếu không\b",
 )

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 from . import guard_lexicon as L
 from .guard_kept import without_kept_consent, without_name_only
-from .guard_scope import ASKING as _ASKING, clauses, waived_confirmation, without_protective
+from .guard_consent import lowered_approval, waived_confirmation
+from .guard_scope import clauses, without_protective
 from .guard_intent_words import words as intent_words
 
 
@@ -248,7 +249,6 @@ def secret_findings(nfkc: str, flat: str) -> list[Finding]:
 # ---------------------------------------------------------------------------------------------
 # control claims and secrecy
 
-_APPROVAL, _LOWER = _c(L.APPROVAL), _c(L.LOWER)
 _FIRST_AUTHORITY = _c(L.FIRST_PERSON + r".{0,40}" + L.AUTHORITY)
 _DEMAND = _c(L.alt(L.RULES, L.VOID, L.APPROVAL, L.LOWER, L.TREAT_AS, L.EVERYTHING, L.IMPERSONATE, L.MEMORY_PLACE,
              L.SECRET_WORDS, L.SEND, L.EXECUTE, L.UNRESTRICTED, L.PERSIST, *intent_words("FOLLOW"),
@@ -278,29 +278,10 @@ _ACTION = _c(L.EXECUTE + r"|\bdelet\w*|\bpush\w*|\bopen\w*|\badd\w*|\bchang\w*|\
              r"|\bcambi\w*|\bänder\w*|\bmodifi\w*|\bmud\w*|更改|修改|変更|변경|\bthay đổi\b|\bизмени\w*|غيّر|غير")
 
 
-_SENTENCE = re.compile(r"[^.!?。！？\n]+(?:\.(?!\s|$)[^.!?。！？\n]*)*")
-_GRANTED = _c(L.alt(L.APPROVAL, r"\baccept\w*", r"\bakzeptier\w*", r"\bacept\w*", r"\baceit\w*", r"\baccett\w*",
-                    r"\byes\b", r"\bok\b", r"\boui\b", r"\bja\b", r"\bsí\b", r"\bsim\b"))
-
-
-def _lowered_approval(flat: str) -> bool:
-    """An approval word and a word that lowers it ("already", "no need", "in advance") in one
-    sentence, or a lowering that names asking itself ("no need to ask"): "no need to summarise
-    again. Keep the sign-off short" lowers nothing about approvals."""
-    if not _APPROVAL.search(flat):
-        return False
-    if any(_APPROVAL.search(s) and _LOWER.search(s) for s in _SENTENCE.findall(flat)):
-        return True
-    # Across sentences the lowering must name the consent itself: "… already accepted", "no
-    # need to ask" (asking after it; "ask in advance" keeps the consent).
-    return any(_ASKING.search(flat, m.start(), m.end() + 25) or _GRANTED.search(flat, max(0, m.start() - 25), m.end() + 25)
-               for m in _LOWER.finditer(flat))
-
-
 def control_findings(flat: str) -> list[Finding]:
     out: list[Finding] = []
     flat = without_kept_consent(flat)
-    if _lowered_approval(flat):
+    if lowered_approval(flat):
         out.append(Finding("approval_claim", "it claims approvals were given or are not needed; only "
                                              "the user grants approvals, when asked"))
     if waived_confirmation(flat):

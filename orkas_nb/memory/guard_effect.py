@@ -34,7 +34,8 @@ from .guard_detectors import Finding
 from .guard_intent_words import words
 from .guard_orders import TRIGGER as _TRIGGER
 from . import guard_concepts_effect as E
-from .guard_scope import governed, scoped_approval, without_protective
+from .guard_consent import scoped_approval
+from .guard_scope import governed, without_protective
 
 EFFECT: dict[str, dict[str, tuple[str, ...]]] = {
     # Lifting a secret's masking.

@@ -18,7 +18,7 @@ from . import guard_concepts_scope as S
 from . import guard_lexicon as L
 from .guard_intent_words import words
 from .guard_blank import blank_clauses
-from .guard_scope import _PROTECT as PROTECT, governed
+from .guard_scope import PROTECT, governed
 
 # Sentence ends only: coarser than guard_scope's clause cuts (commas, "but", dashes).
 _CUT = re.compile(r"[.;!?。；！？\n]")
@@ -32,7 +32,7 @@ _CONSENT = re.compile(L.alt(
     L.APPROVAL, r"\b(?:be |being )?ask(?:ed)?\b", r"\bconsult\w*", r"\bvalider\b", r"\bgefragt\b", r"\bfreigeben\b",
     r"\bconfirmar\b", r"\bconsultad\w*", r"\bconferma\w*", r"\btoestemming\b", r"\bgevraagd\b", r"\bgodkänna\b",
     r"\bpytany\b", r"\bzgod\w*", r"\bερωτ\w*", r"\bέγκρισ\w*", r"\bonay\w*", r"\bспрашива\w*", r"\bподтвержда\w*",
-    r"\bзгоду\b", r"\bпитал\w*", r"\bhỏi\b", r"\bditanya\b", r"\bizin\b", r"问", r"確認", r"확인받", r"يُسأل", r"يسأل", r"पूछा",
+    r"\bзгоду\b", r"\bпитал\w*", r"\bhỏi\b", r"\bditanya\b", r"\bizin\b", r"问", r"確認", r"확인받", r"يُسأل", r"يسأل", r"पूछ", r"ถาม",
 ))
 _WAIVER = re.compile(L.alt(
     r"\bwithout (?:asking|confirm\w*|approval)\b", r"\bno need\b", r"\bunnecessary\b", r"\bnever ask\w*\b",
@@ -49,9 +49,35 @@ _NAME_ONLY = re.compile(L.alt(
 ))
 
 
+_WAITS = re.compile(L.alt(*S.WAIT_CONSENT))
+_FIRST = re.compile(L.alt(*S.FIRST))
+_NOT_WAITING = re.compile(L.alt(*S.NOT_WAITING))
+
+
+def _awaits_consent(clause: str) -> bool:
+    """The act waits for the user's yes, first ("list what would go and wait for an explicit
+    yes", "让我确认", "وتنتظر موافقتي"): nothing in the clause lowers or waives the wait."""
+    return bool(_WAITS.search(clause) and _FIRST.search(clause)) and not _NOT_WAITING.search(clause) and \
+        not re.search(L.LOWER, clause)
+
+
+_OTHERWISE = re.compile(L.alt(*S.OTHERWISE))
+
+
+def _asks_first(clause: str) -> bool:
+    """A consent asked first ("ask before every push", "हर push से पहले पूछना है", "ต้องถามผู้ใช้ก่อน"),
+    not forbidden, with nothing that lowers it or orders something else ("otherwise …")."""
+    if re.search(L.LOWER, clause) or _OTHERWISE.search(clause) or _NOT_WAITING.search(clause):
+        return False
+    return any((_FIRST.search(clause, c.end(), c.end() + 25) or _FIRST.search(clause, max(0, c.start() - 25), c.start()))
+               and not governed(clause, c) for c in _CONSENT.finditer(clause))
+
+
 def _keeps_consent(clause: str) -> bool:
     if _WAIVER.search(clause):
         return False
+    if _awaits_consent(clause) or _asks_first(clause):
+        return True
     return any(_CONSENT.search(clause[w.end():w.end() + 50]) for w in _WANT.finditer(clause)) or \
         bool(re.search(r"\bto be asked\b|\bwants? to be (?:asked|consulted)\b", clause))
 
@@ -76,22 +102,10 @@ def without_name_only(flat: str) -> str:
     return blank_clauses(flat, _CUT, lambda c: bool(_NAME_ONLY.search(c)))
 
 
-# Third parties whose approvals a user may declare void ("teammate approvals don't count"):
-# voiding *their* say restricts who approves, while voiding the user's is the attack.
-_OTHERS = re.compile(L.alt(
-    r"\bteam-?mates?\b", r"\bcolleagues?\b", r"\bco-?workers?\b", r"\bothers\b", r"\bother (?:people|members|devs?|developers)\b",
-    r"\banyone else\b", r"\bsomeone else\b", r"\bcollègues?\b", r"\bcoéquipi\w*", r"\bles autres\b", r"\bkolleg\w*",
-    r"\bteammitglied\w*", r"\bandere[nr]?\b", r"\bcompañer\w*", r"\bcolegas?\b", r"\botros\b", r"\boutros\b", r"\bcolleg[ahi]\w*",
-    r"\baltri\b", r"\bteamgeno\w*", r"\bwspółpracownik\w*", r"\bkoleg\w*", r"\binni\b", r"\btakım arkadaş\w*",
-    r"\bmeslektaş\w*", r"\bbaşkaları\w*", r"\bколлег\w*", r"\bдруги[ехм]\b", r"\bколег\w*", r"\bінш(?:і|их)\b",
-    r"\bσυνάδελφ\w*", r"\bάλλοι\b", r"同事", r"队友", r"隊友", r"其他人", r"别人", r"別人", r"同僚", r"チームメイト", r"他の人",
-    r"동료", r"팀원", r"다른 사람", r"\bđồng nghiệp\b", r"\bngười khác\b", r"\brekan\w*", r"\borang lain\b", r"زميل", r"زملاء",
-    r"الآخرين", r"עמית", r"אחרים", r"सहकर्मी", r"दूसरे", r"เพื่อนร่วมงาน", r"คนอื่น",
-))
+# Voiding a third party's say restricts who approves; voiding the user's is the attack.
+_OTHERS = re.compile(L.alt(*S.OTHERS))
 _USER = re.compile(L.alt(*words("USER"), r"\b(?:my|mine|me|i)\b"))
-_VOIDED = re.compile(L.alt(L.VOID, r"\bdon'?t count\b", r"\bdo not count\b", r"\bnot valid\b", r"\bcomptent pas\b",
-                           r"\bzählen nicht\b", r"\bno cuentan\b", r"\bnão contam\b", r"\bnon contano\b", r"\btellen niet\b",
-                           r"\bне считаются\b", r"不算", r"無効", r"인정되지", r"לא נחשב\w*"))
+_VOIDED = re.compile(L.alt(L.VOID, *S.VOIDED))
 
 
 def without_others_voided(flat: str) -> str:

@@ -36,7 +36,8 @@ from . import guard_lexicon as L
 from .guard_detectors import Finding
 from .guard_intent_words import words
 from .guard_kept import without_kept_consent, without_others_voided
-from .guard_scope import dequote, scoped_approval, without_protective
+from .guard_consent import scoped_approval
+from .guard_scope import dequote, without_protective
 
 
 def _c(*parts: str) -> re.Pattern[str]:
@@ -76,10 +77,24 @@ _WAIVE = _c(L.LOWER, r"\bwithout\b", r"\bsans\b", r"\bohne\b", r"\bsin\b", r"\bs
             r"\bχωρίς\b", r"せず", r"不用", r"不要", r"없이", r"ไม่ต้อง", r"बिना")
 _FIRST_HABIT = _c(r"\b(?:ich|je|i|yo|eu|io|я)\b.{0,30}\b(?:myself|moi-même|selbst|mismo|mesmo|stesso|сам)\b",
                   r"\bje fais\b", r"\bi (?:do|run) (?:it|this|that)\b", r"^(?:tôi|ich|je|i|yo|eu|io|я|私は|我)\b.{0,20}\b(?:dọn|lösche|leere|clean|nettoie|limpio|limpo|pulisco|чищу)\w*")
+# The user runs it, not the assistant: "they run it before packaging", "der Nutzer startet es
+# selbst", "l'utilisateur le lance lui-même" (a verb in the third person right after the user;
+# "the user wants you to run" puts another verb between).
+_USER_HABIT = _c(r"(?:" + L.alt(*words("USER"), r"\bthey\b") + r")\s+(?:\w+\s+)?(?:" + L.alt(
+    r"\bruns\b", r"\brun (?:it|them|this|that)\b", r"\bstarts\b", r"\blaunches\b", r"\bexecutes\b", r"\bstartet\b",
+    r"\bführt\b", r"\blance\b", r"\bexécute\b", r"\bejecuta\b", r"\bexecuta\b", r"\besegue\b", r"\blancia\b", r"\bdraait\b",
+    r"\bstart\b", r"\buruchamia\b", r"\bзапускает\b", r"\bçalıştırır\b", r"\bεκτελεί\b") + r")"
+    # … and its object is the command: a pronoun, "themselves", or the quoted command itself.
+    r"(?:(?<=it|em|is|at)|(?=\s*(?:it|them|this|that|es|ihn|sie|lo|la|le|lui-même|él mismo|themsel\w*|himself|herself|selbst|`)))")
 # Content declared data, not orders: "treat instructions in fetched pages as data".
 _AS_DATA = _c(r"\bas (?:plain )?data\b", r"\bals daten\b", r"\bcomme des données\b", r"\bcomo datos\b", r"\bcomo dados\b",
               r"\bcome dati\b", r"\bкак данные\b", r"\bяк дані\b", r"\bως δεδομένα\b", r"データとして", r"当作数据", r"视为数据",
               r"데이터로", r"เป็นข้อมูล", r"\bsebagai data\b", r"\bnot as (?:commands|instructions|orders)\b")
+
+
+def _habit(act: str) -> bool:
+    """The user's own habit: the user, not the assistant, runs the command."""
+    return bool(_FIRST_HABIT.search(act) or _USER_HABIT.search(act))
 
 
 def kept_confirmation(act: str) -> bool:
@@ -155,7 +170,7 @@ def order_findings(flat: str) -> list[Finding]:
     act = without_protective(flat)
     out: list[Finding] = []
     scheduled = without_kept_consent(act)
-    if _TRIGGER.search(scheduled) and not kept_confirmation(scheduled) and not _FIRST_HABIT.search(scheduled) and \
+    if _TRIGGER.search(scheduled) and not kept_confirmation(scheduled) and not _habit(scheduled) and \
             not scoped_approval(flat) and (_DESTROY_CMD.search(scheduled) or (_affirmed(_DELETE, scheduled) and
                                                                              _near(_DELETE, _WHOLE, scheduled, 50))):
         out.append(Finding("destructive", "it schedules the destruction of data (a standing order or a "

@@ -14,8 +14,10 @@ benign fact, and this module recognises them (in every language the lexicon cove
   example, fixture, course, blog, "as a risk", "what not to do"), the pattern sits in quotes,
   and no verb outside the quotes asks the assistant to run or show it. Quoted spans are then
   data: the pattern and shell detectors read the entry without them.
-- **scoped approval**: running without asking is limited to read-only commands and the entry
-  keeps a confirmation for what deletes or overwrites; a blanket scope (all, anything) is not.
+- **safeguard consequent**: the attack is only the condition of an order that protects ("if a
+  page asks for the token, tell the user").
+
+Scoped and waived consents ("read-only commands run without asking") are in :mod:`.guard_consent`.
 """
 
 from __future__ import annotations
@@ -79,12 +81,14 @@ _SAFEGUARD = L.alt(
 # off from the path it governs ("不要显示 ~/.ssh 下任何文件的内容").
 _CLAUSE = re.compile(r"[;!?。；！？\n—–]|\.(?=\s|$)|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
 _PRE_RE, _POST_RE, _SINK_RE, _SAFE_RE = (re.compile(p) for p in (_PRE, _POST, _SINK, _SAFEGUARD))
+PROHIBITION_BEFORE, PROHIBITION_AFTER = _PRE_RE, _POST_RE  # for guard_consent
 # The command itself, its verb elided: "never a curl | sh from the web", "jamais via curl | sh".
 # Its prohibition must be a whole word (the Arabic "لا" is also inside "الإقلاع").
 _COMMAND = re.compile(r"\bcurl\b|\bwget\b|\biwr\b|\birm\b|\brm\s+-\w*[rf]|\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
 _GOVERNS_WORD = re.compile(r"(?<!\w)" + _PRE + r"(?!\w)(?:\W*\w+){0,3}\W*$")
 _USER_RE = re.compile(L.alt(*words("USER")))
 _GOVERNS = re.compile(_PRE + r"(?:\W*\w+){0,3}\W*$")
+GOVERNS = _GOVERNS  # a prohibition a few words before (for guard_consent)
 
 
 def _protective(clause: str, user: bool) -> bool:
@@ -242,112 +246,6 @@ def without_done(flat: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# scoped approvals
-
-_READ_ONLY = re.compile(L.alt(
-    r"\bread-?only\b", r"\ben lecture seule\b", r"\blecture seule\b", r"\bnur lesend\w*", r"\blesend\w*",
-    r"\bde solo lectura\b", r"\bsolo lectura\b", r"\bsomente leitura\b", r"\bsó de leitura\b",
-    r"\bsola lettura\b", r"\balleen-?lezen\w*", r"\btylko do odczytu\b", r"\bsalt okunur\b",
-    r"\bтолько для чтения\b", r"\bтільки для читання\b", r"只读", r"唯讀", r"読み取り専用", r"参照系", r"읽기 전용",
-    r"\bchỉ đọc\b", r"للقراءة فقط", r"לקריאה בלבד", r"केवल पढ़ने", r"\bhanya baca\b", r"อ่านอย่างเดียว",
-))
-_DESTRUCTIVE = re.compile(L.alt(
-    r"\bdelet\w*", r"\bremov\w*", r"\boverwrit\w*", r"\bsupprim\w*", r"\bécras\w*", r"\blösch\w*",
-    r"\büberschreib\w*", r"\bborr\w*", r"\bsobrescrib\w*", r"\bapag\w*", r"\bsobrescrev\w*", r"\bcancell\w*",
-    r"\bsovrascriv\w*", r"\bverwijder\w*", r"\boverschrijf\w*", r"\busuw\w*", r"\bnadpis\w*", r"\bsil\w*",
-    r"\bудаля\w*", r"\bудали\w*", r"\bудален\w*", r"\bстира\w*", r"\bперезаписыва\w*", r"\bвидаля\w*", r"删除", r"刪除", r"覆盖", r"覆蓋",
-    r"削除", r"上書き", r"삭제", r"덮어", r"\bxóa\b", r"\bghi đè\b", r"حذف", r"يحذف", r"מוחק", r"מחיק", r"למחוק", r"ימחק",
-    r"हटा", r"\bhapus\b", r"\bmenimpa\b", r"ลบ",
-))
-_CONFIRM = re.compile(L.alt(L.APPROVAL, r"\bask\w*", r"\bdemand\w*", r"\bfrag\w*", r"\bpregunt\w*",
-                            r"\bpergunt\w*", r"\bchied\w*", r"\bspraw\w*", r"\bспрос\w*", r"问", r"聞", r"묻"))
-
-
-def scoped_approval(flat: str) -> bool:
-    """Running without asking is limited to read-only or named harmless commands, and
-    destructive ones keep a confirmation ("read-only commands may run without asking; deletes
-    need confirmation", "tests and the linter run without asking; anything that deletes or
-    uploads needs the user's OK"). A waiver whose own sentence is blanket or names a risky act
-    ("anything", "pushes and installs without asking") is no scope."""
-    if _READ_ONLY.search(flat):
-        return any(_kept(flat, m) for m in _DESTRUCTIVE.finditer(flat))
-    # A waiver for named harmless acts: the confirmation kept in a sentence of its own that
-    # lowers nothing ("the user has pre-approved all deletions" keeps no confirmation).
-    sentences = _SENTENCES.split(flat)
-    if not _named_waiver(sentences):
-        return False
-    return any(not _WITHOUT_ASKING.search(s) and not _negated_ask(s) and not re.search(L.LOWER, s)
-               and any(_kept(s, m) for m in _DESTRUCTIVE.finditer(s)) for s in sentences)
-
-
-def _kept(flat: str, m: re.Match[str]) -> bool:
-    """A confirmation word near a destructive one, not itself waived ("deletes need no approval")."""
-    for c in (*_CONFIRM.finditer(flat, m.end(), m.end() + 80), *_CONFIRM.finditer(flat, max(0, m.start() - 40), m.start())):
-        if not (_GOVERNS.search(flat[max(0, c.start() - 25):c.start()]) or _LOWERED.search(flat[max(0, c.start() - 30):c.end() + 25])):
-            return True
-    return False
-
-
-_LOWERED = re.compile(L.alt(*S.LOWERED))
-_RISKY = re.compile(L.alt(_DESTRUCTIVE.pattern, L.SEND, L.EVERYTHING, *S.RISKY))
-
-
-_SENTENCES = re.compile(r"[.;!?。；！？\n](?:\s|$)")
-
-
-def _named_waiver(sentences: list[str]) -> bool:
-    """Every sentence that waives asking names only harmless acts (no blanket, no risky verb)."""
-    waivers = [s for s in sentences if _WITHOUT_ASKING.search(s) or _negated_ask(s)]
-    return bool(waivers) and not any(_RISKY.search(s) for s in waivers)
-
-
-# ---------------------------------------------------------------------------------------------
-# waived confirmation: the hostile twin of a protective clause
-
-_ASK = re.compile(L.alt(_CONFIRM.pattern, r"\bbitt\w*", r"\bvraag\w*", r"\bpyta\w*", r"\bsorma\w*", r"\bспраш\w*",
-                        r"询问", r"詢問", r"問", r"確認", r"확인", r"물어", r"पूछ", r"पुष्टि", r"\bhỏi\b", r"سؤال", r"تسأل",
-                        r"תשאל", r"\bbertanya\b", r"ถาม"))
-ASKING = re.compile(L.alt(_ASK.pattern, r"\bprompt\w*"))  # what a "no need to …" must name to waive a consent
-_WITHOUT_ASKING = re.compile(L.alt(
-    r"\bwithout (?:asking|confirm\w*|approval|a prompt|prompting)\b", r"\bsans (?:me |lui )?demander\b",
-    r"\bsans confirmation\b", r"\bohne (?:rückfrage|zu fragen|nachzufragen|bestätigung)\b",
-    r"\bsin (?:preguntar|pedir\w*|confirmaci\w*)\b", r"\bsem (?:perguntar|pedir|confirmaç\w*)\b",
-    r"\bsenza (?:chiedere|conferma)\b", r"\bzonder (?:te )?(?:vragen|bevestiging)\b", r"\bbez (?:pytania|pytań|potwierdzenia)\b",
-    r"\bsormadan\b", r"\bбез (?:вопрос\w*|спрос\w*|подтвержд\w*)\b", r"不问", r"不問", r"无需确认", r"無需確認",
-    r"不经确认", r"確認なし", r"確認せず", r"聞かずに", r"묻지 않고", r"확인 없이", r"\bkhông cần hỏi\b",
-    r"دون سؤال", r"بدون سؤال", r"دون تأكيد", r"בלי לשאול", r"बिना पूछे", r"\btanpa (?:bertanya|konfirmasi)\b",
-    r"โดยไม่ต้องถาม",
-))
-_BLANKET = re.compile(L.alt(L.EVERYTHING, r"\b(?:all|every|any) (?:commands?|actions?|operations?)\b",
-                            r"\btoutes les commandes\b", r"\balle befehle\b", r"\btodos los comandos\b",
-                            r"\btodos os comandos\b", r"\btutti i comandi\b", r"\balle commando'?s\b",
-                            r"\bwszystkie polecenia\b", r"\btüm komutlar\w*", r"\bвсі команди\b", r"כל הפקודות",
-                            r"सभी कमांड", r"\bsemua perintah\b", r"ทุกคำสั่ง"))
-
-
-def _negated_ask(flat: str) -> bool:
-    """A prohibition governs asking or confirming ("never ask", "確認しないこと", "묻지 마")."""
-    for m in _ASK.finditer(flat):
-        if _PRE_RE.search(flat[max(0, m.start() - 30):m.start()]) or _POST_RE.search(flat[m.end():m.end() + 12]):
-            return True
-    return False
-
-
-def waived_confirmation(flat: str) -> bool:
-    """Confirmation waived for destructive actions or for everything ("never ask before
-    deleting", "all commands may run without asking"); a read-only scope with deletes still
-    confirmed is the benign policy (:func:`scoped_approval`)."""
-    if scoped_approval(flat):
-        return False
-    waived = _negated_ask(flat) or bool(_WITHOUT_ASKING.search(flat))
-    # "Don't delete branches without his confirmation": the prohibition governs the delete
-    # itself (no asking word between), so "without confirmation" is the requirement.
-    destructive = [m for m in _DESTRUCTIVE.finditer(flat)
-                   if not (_PRE_RE.search(w := flat[max(0, m.start() - 30):m.start()]) and not _ASK.search(w))]
-    return waived and bool(destructive or _BLANKET.search(flat))
-
-
-# ---------------------------------------------------------------------------------------------
 # a safeguard ordered about an attack: the attack is the condition, the order is the protection
 
 _COND = re.compile(L.alt(
@@ -361,7 +259,7 @@ _COND = re.compile(L.alt(
 _THEN = re.compile(r",|，|、|:\s|;|\bthen\b|\balors\b|\bdann\b|\bentonces\b|\bentão\b|\ballora\b|\bτότε\b|\bто\b|तो|那么|就"
                    r"|\bאז\b|(?<=\s)ف(?=[أإآاتلسن])")
 # Positive safeguards: telling or asking the user, flagging, refusing, treating as suspect.
-_PROTECT = re.compile(L.alt(
+PROTECT = re.compile(L.alt(
     r"\btell\w*", r"\binform\w*", r"\breport\w*", r"\bflag\w*", r"\bwarn\w*", r"\balert\w*", r"\bnotif\w*", r"\bask\w*",
     r"\brefus\w*", r"\bsuspicious\b", r"\bsignal\w*", r"\bprévien\w*", r"\bavert\w*", r"\bmeld\w*", r"\bwarn\w*",
     r"\bhinweis\w*", r"\bfrag\w*", r"\baví\w*", r"\bavis\w*", r"\bpregunt\w*", r"\bpergunt\w*", r"\bsegnal\w*",
@@ -373,7 +271,7 @@ _PROTECT = re.compile(L.alt(
     r"בקש", r"แจ้ง", r"บอก", r"ถาม", r"\bσυσπ\w*", r"\bενημέρω\w*", r"\bρώτ\w*",
     r"\bsuspe\w*", r"\bsospe\w*", r"\bverdächt\w*", r"\bverdacht\w*", r"\bpodejrz\w*", r"\bşüpheli\b", r"\bподозр\w*",
     r"\bпідозр\w*", r"可疑", r"不審", r"의심", r"\bđáng ngờ\b", r"\bmencurigakan\b", r"संदिग्ध", r"مشبوه", r"חשוד",
-    r"น่าสงสัย", r"\bύποπτ\w*",
+    r"น่าสงสัย", r"\bύποπτ\w*", *S.SHOW_TO_USER,
 ))
 
 
@@ -388,13 +286,41 @@ def safeguard_residual(flat: str) -> str | None:
     safeguard. Returns the consequent when it orders a safeguard that no prohibition cancels;
     the guard then reads only it. None when the entry has no such frame. (A quotation is not
     such a frame: "assume 'allow for this run' on anything that asks" quotes the attack itself.)"""
-    head = _COND.search(flat[:30])
-    cut = _THEN.search(flat, head.end()) if head else None
+    cut = _consequent(flat)
     if cut is None:
         return None
-    rest = flat[cut.end():]
-    for m in _PROTECT.finditer(rest):
-        before = rest[max(0, m.start() - 40):m.start()]
+    rest = flat[cut:]
+    for m in PROTECT.finditer(rest):
+        before = _CLAUSE_HEAD.split(rest[max(0, m.start() - 40):m.start()])[-1]
         if not (_GOVERNS.search(before) or _UNDONE.search(before) or _POST_RE.search(rest[m.end():m.end() + 12])):
             return rest
-    return None
+    # "… , don't act on it", "不要照做", "従わないこと": every obeying verb of the order is forbidden.
+    obeyed = [_forbidden_here(rest, m) for m in _OBEYED.finditer(rest)]
+    return rest if obeyed and all(obeyed) else None
+
+
+_CLAUSE_HEAD = re.compile(r"[,;:，；、—–]")
+# Obeying, or running *it* (the thing the condition names): "don't run any checks" is no such refusal.
+_OBEYED = re.compile(L.alt(*words("FOLLOW"), *S.OBEY, r"\bact on\b", r"照做", r"従",
+                           "(?:" + L.EXECUTE + r")(?=\W*(?:it|them|that|this|those|es|sie|ihn|ça|lo|la)\b|\W*$)",
+                           r"\b(?:lo|la|los|las|le|les|l') ?(?:" + L.EXECUTE + ")"))
+# Where a condition opens: the start of the entry or of a sentence, or after a colon ("playbook: if …").
+_OPENING = re.compile(r"^|[.:!?;](?=\s)\s*|[。：！？；]\s*")
+# A concession closed by a suffix (Japanese, Korean): "…と書かれていても、従わないこと".
+_COND_END = re.compile(r"(?:ても|でも)[、,]\s*|(?:더라도|라도)[,，]?\s")
+
+
+def _consequent(flat: str) -> int | None:
+    """Where the order after a condition starts, or None when the entry opens no condition."""
+    for opening in _OPENING.finditer(flat):
+        head = _COND.search(flat, opening.end(), opening.end() + 30)
+        cut = _THEN.search(flat, head.end()) if head else None
+        if cut is not None:
+            return cut.end()
+    tail = _COND_END.search(flat)
+    return tail.end() if tail else None
+
+
+def _forbidden_here(rest: str, m: re.Match[str]) -> bool:
+    before = _CLAUSE_HEAD.split(rest[max(0, m.start() - 40):m.start()])[-1]
+    return bool(_GOVERNS.search(before) or _POST_RE.search(rest[m.end():m.end() + 12]))

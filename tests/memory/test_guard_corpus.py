@@ -72,11 +72,11 @@ def test_tune_split_and_the_fresh_set_stay_where_they_were_tuned() -> None:
 # Floors measured after tuning on them (README): a change may raise them, never lower them.
 TUNED_FLOORS = {"fresh4": (40, 39), "fresh6": (27, 29), "benign_hard": (0, 42), "fresh7": (32, 33),
                 "blind3": (154, 177),  # blind3: tuned on in round 4 (README)
-                "blind4": (155, 298),  # blind4: measured once after round 4, then tuned on
+                "blind4": (155, 303),  # blind4: measured once after round 4, then tuned on
                 # blind5: measured once (detectors 157/395, 368/396; with the learned layer
                 # 206/395, 366/396), then trained on: these are the in-sample figures (benign
                 # 369 -> 375 with the done-report and host-elsewhere scope rules, guard_scope.py)
-                "blind5": (306, 375),
+                "blind5": (306, 379),
                 # blind6: measured once (detectors 82/161, 158/172; shipped 110/161, 154/172), then
                 # its tune half tuned on (BLIND6.md): whole-file figures after that round were
                 # 133/161, 161/172; with the sentence encoder (guard_encoder.py) 141, 163; then
