@@ -173,6 +173,7 @@ _TH_PER_LETTER = 0.015
 _TH_PER_HE = 2
 _UNDERSCORE_AS_TH = 0.3
 _ENGLISH_SAMPLE = 16_000  # characters
+_JOINED_FROM, _JOINED_SPAN = 0.5, 0.3  # share of words joined by _ . - / above which they are identifiers
 # Traditional Chinese costs more per character than simplified: frequent characters that
 # differ between the two, counted at the start of a text, say which one it is.
 _TRADITIONAL = "無數為時個對開後過來這們說會國學經現還動體於與檔選項設資"
@@ -249,6 +250,10 @@ def features(text: str) -> dict[str, float]:
             he = text.count("he ", 0, _ENGLISH_SAMPLE) if th else 0
         marks = min(th, _TH_PER_HE * he) + _UNDERSCORE_AS_TH * under
         english = min(1.0, marks / (_TH_PER_LETTER * in_head))
+        if english < 1.0 and join_word > _JOINED_FROM * words:
+            # Words most of which a mark joins to the one before (hosts, paths, package names:
+            # URL lists) are identifiers, English-like whatever "th" says (prose: at most 0.6).
+            english = max(english, min(1.0, (join_word / words - _JOINED_FROM) / _JOINED_SPAN))
     else:
         english = 0.0
     foreign, latin_head = 1.0 - english, None
