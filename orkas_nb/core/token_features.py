@@ -266,6 +266,9 @@ def features(text: str) -> dict[str, float]:
         near_events = near.translate(_EVENTS, _NO_EVENT)
         join_word, line_word = near_events.count(JOIN_WORD), near_events.count(LINE_WORD)
     has_newline = _NEWLINE in cls
+    # o200k's piece of marks takes the line breaks after it (";\n", ".\n", '"\n\n'): a line break
+    # right after a mark is no piece of its own, and is not weighed as one.
+    taken = near_events.count(PUNCT_NEWLINE) * scale if has_newline else 0
     f: dict[str, float] = {
         "word_en": words * english, "word_x": words * foreign,
         "letter_en": n_letters * english, "letter_x": n_letters * foreign,
@@ -275,11 +278,11 @@ def features(text: str) -> dict[str, float]:
         # beyond its first are the n - 1 "digit after a digit" pairs taken three at a time
         "digit_group": pairs.count(_DIGIT_PIECES) if _DIGIT in cls else 0,
         "punct_run": events.count(PUNCT_RUN),
-        "newline": cls.count(NEWLINE) if has_newline else 0,
+        "newline": cls.count(NEWLINE) - taken if has_newline else 0,
         "camel": near_events.count(CAMEL) * scale,
         "space_digit": near_events.count(SPACE_DIGIT) * scale,
         "join_word": join_word * scale,
-        "punct_newline": near_events.count(PUNCT_NEWLINE) * scale,
+        "punct_newline": taken,
         "slash_line": near_events.count(SLASH_LINE) * scale if has_newline else 0,
         "blank_line": sample.count(_BLANK_LINE) * scale if has_newline else 0,
         "line_word": line_word * scale,

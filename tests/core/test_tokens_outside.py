@@ -77,10 +77,10 @@ def test_no_text_of_the_check_is_under_estimated_by_more_than_the_worst_bound() 
         errs.append(((tokens.estimate_text(s.text) - real) / real, s.name))
     errs.sort()
     print("\nworst under:", errs[:5], "\nworst over:", errs[-5:])
-    # City-name lists in Thai and Belarusian (tzdata's debconf choices) are the worst: o200k has
-    # no tokens for the transliterated names (-20.5%, -16.8%; -26%, -24% before a run of Thai
-    # after a space and a non-Russian Cyrillic text had their own costs).
-    assert errs[0][0] >= -0.23, errs[:3]
+    # City-name lists in Thai (tzdata's debconf choices) are the worst: o200k has no tokens for
+    # the transliterated names (-20%; -26% before a run of Thai after a space had its own cost).
+    # Belarusian's (-24%, then -17%) came to -4% once a Cyrillic capital cost its own.
+    assert errs[0][0] >= -0.21, errs[:3]
     assert sum(abs(e) <= BOUND for e, _ in errs) >= 0.80 * len(errs)  # (242 of 298; 233, 217 before)
     # A hash or base64 next to English words and paths (dist-info RECORD: 16-23% under before).
     assert all(e >= -BOUND for e, name in errs if name.startswith(("csv/", "base64/", "numbers/"))), errs[:5]
@@ -146,6 +146,23 @@ def test_cyrillic_text_is_split_into_russian_and_the_other_languages() -> None:
     assert tokens.WEIGHTS["cyrillic_x"] > tokens.WEIGHTS["cyrillic"]  # o200k knows Russian best
 
 
+def test_a_cyrillic_or_greek_capital_costs_its_own() -> None:
+    # o200k's Cyrillic and Greek tokens are small-letter words: a capitalised one splits more.
+    enc = encoders()["o200k_base"]
+    for small in ("выберите файл, который будет сохранён в системе пользователя",
+                  "оберіть файл, який буде збережено в системі користувача"):
+        title = small.title()
+        assert count(enc, title) > count(enc, small)  # (11 -> 20, 16 -> 21)
+        assert token_features.features(title)["script_upper"] == 8 and "script_upper" not in token_features.features(small)
+        assert tokens.estimate_text(title) > tokens.estimate_text(small)
+    assert token_features.features("Αθήνα, Θεσσαλονίκη, ά έ ή ί")["script_upper"] == 2
+
+
+def test_a_line_break_a_mark_takes_is_weighed_as_no_piece() -> None:
+    f = token_features.features('msgid "Name"\nmsgstr "Nom"\n\nmsgid "Role"\nmsgstr "Rôle"\n')
+    assert f["punct_newline"] == 4 and f["newline"] == 1  # (of five: one of the blank line's two)
+
+
 def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
     names = token_features.features("อาบิดจัน, อักกรา, แอดดิสอาบาบา, บามาโก")
     assert names["thai_word"] == 4 and tokens.WEIGHTS["thai_word"] > 0  # (the first run too)
@@ -159,9 +176,9 @@ def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
 # what was measured after those fixes, plus two points.
 CHECK2_BOUNDS = {
     "arabic": 0.20, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.11,
-    "devanagari": 0.08, "english": 0.12, "georgian": 0.12, "greek": 0.11, "han-simplified": 0.08,
-    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.15, "japanese": 0.12, "json": 0.07, "korean": 0.11,
-    "latin": 0.08, "log": 0.07, "markdown-table": 0.05, "other-script": 0.10, "thai": 0.10, "urls": 0.04,
+    "devanagari": 0.08, "english": 0.12, "georgian": 0.12, "greek": 0.07, "han-simplified": 0.08,
+    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.14, "japanese": 0.12, "json": 0.06, "korean": 0.11,
+    "latin": 0.08, "log": 0.06, "markdown-table": 0.05, "other-script": 0.10, "thai": 0.10, "urls": 0.04,
 }
 
 
