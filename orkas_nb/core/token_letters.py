@@ -46,10 +46,12 @@ NON_ASCII = (  # the features only non-ASCII text has
     "script_upper", "symbol", "emoji",
 )
 
-# The lead bytes DA and DB (U+0680-U+06FF) to 1 and 2, the second bytes of چ ژ ک گ (DA 86 98 A9 AF)
-# to 3 and that of ی (DB 8C) to 4: the Persian letters are a 1-3 or a 2-4 pair.
-_PERSIAN_TABLE = bytes(1 if i == 0xDA else 2 if i == 0xDB else 3 if i in (0x86, 0x98, 0xA9, 0xAF) else 4 if i == 0x8C
-                       else 0 for i in range(256))
+# The lead bytes DA and DB (U+0680-U+06FF) to 1 and 2, the second bytes of Persian's چ ژ ک گ
+# (DA 86 98 A9 AF) and Urdu's ڈ ڑ ٹ ں (DA 88 91 B9 BA) to 3 and those of ی (DB 8C) and Urdu's
+# ہ ے ۔ (DB 81 92 94) to 4: the letters of the two big languages are a 1-3 or a 2-4 pair. (Not ھ,
+# which Kurdish and Uyghur write as often as Urdu.)
+_PERSIAN_TABLE = bytes(1 if i == 0xDA else 2 if i == 0xDB else 3 if i in (0x86, 0x98, 0xA9, 0xAF, 0x88, 0x91, 0xB9, 0xBA)
+                       else 4 if i in (0x8C, 0x81, 0x92, 0x94) else 0 for i in range(256))
 
 # o200k knows Russian words far better than those of the other Cyrillic languages: Ukrainian,
 # Belarusian, Bulgarian, Serbian, Kazakh ... split into more pieces (and so do names spelled in
@@ -67,23 +69,25 @@ _SCRIPT_SAMPLE = 1500  # bytes (some 700 letters: ы and і are 2% and 5% of the
 
 
 # Capitals of Cyrillic (U+0400-U+042F: D0 80-AF) and Greek (U+0386-U+03AB: CE 86-AB): one
-# translate maps D0 to 1, CE to 2 and the second bytes 80-AF to 3, and a capital is a 1-3 or a
-# 2-3 pair (CE 80-85 are no letters; CE AC-AF are small ones, taken off).
-_CAPITAL_TABLE = bytes(1 if i == 0xD0 else 2 if i == 0xCE else 3 if 0x80 <= i <= 0xAF else 0 for i in range(256))
-_GREEK_SMALL_ACCENTED = (b"\xce\xac", b"\xce\xad", b"\xce\xae", b"\xce\xaf")  # ά έ ή ί (CE AC-AF)
+# translate per script maps its lead byte to 1 and the second bytes of its capitals to 2, the
+# rest to 0, and a capital is a 1-2 pair.
+_CAPITAL_SAMPLE = 2000  # bytes (some 1,000 letters, 150 words)
+_CAPITAL_TABLES = (
+    ("cyrillic", bytes(1 if i == 0xD0 else 2 if 0x80 <= i <= 0xAF else 0 for i in range(256))),
+    ("greek", bytes(1 if i == 0xCE else 2 if 0x86 <= i <= 0xAB else 0 for i in range(256))),
+)
 
 
 def script_capitals(f: dict[str, float], original: bytes) -> None:
     """o200k's tokens for Cyrillic and Greek are its words in small letters: a capitalised word
     (a name, a sentence's start) costs some 0.3-1 token more than the same word in small letters
     (Russian +61% per word, Greek +27%, Bulgarian +30% on the corpus's words), and a list of
-    names is capitalised throughout. Counted on the whole text (one translate)."""
-    codes = original.translate(_CAPITAL_TABLE)
-    n = codes.count(b"\x01\x03") if "cyrillic" in f else 0
-    if "greek" in f:
-        n += codes.count(b"\x02\x03") - sum(map(original.count, _GREEK_SMALL_ACCENTED))
+    names is capitalised throughout. Counted on the text's start (one translate per script),
+    scaled to the whole by bytes."""
+    head = original[:_CAPITAL_SAMPLE]
+    n = sum(head.translate(table).count(b"\x01\x02") for script, table in _CAPITAL_TABLES if script in f)
     if n:
-        f["script_upper"] = n
+        f["script_upper"] = n * len(original) / len(head)
 
 
 def cyrillic_languages(f: dict[str, float], original: bytes) -> None:
@@ -124,9 +128,10 @@ def other_scripts(f: dict[str, float], scripts: bytes, original: bytes, rest: by
     # Characters of blocks no weight was fitted on cost what o200k spends on each alone (a
     # table), in place of the class their lead byte put them in.
     unfitted_blocks(f, original, rest)
-    # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Uyghur ې ۇ ۆ, Urdu ے ں) are
+    # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Uyghur ې ۇ ۆ, Kurdish ڕ ڵ) are
     # rarer in o200k's vocabulary: each costs more than a Russian or Arabic letter. Not the four
-    # of them Persian writes all the time (چ ژ ک گ ی): o200k knows Persian words as well as Arabic ones.
+    # of them Persian and Urdu write all the time (چ ژ ک گ ی; ہ ے ں ٹ ڈ ڑ ۔): o200k knows their
+    # words as well as Arabic ones (an Urdu text was +33% when they cost as Uyghur's letters).
     if "cyrillic" in f or "greek" in f:
         script_capitals(f, original)
     if "cyrillic" in f:
@@ -134,7 +139,7 @@ def other_scripts(f: dict[str, float], scripts: bytes, original: bytes, rest: by
         cyrillic_languages(f, original)
     if "arabic" in f:
         ext = original.count(b"\xda") + original.count(b"\xdb")
-        if ext:  # (the Persian share of them is read at the text's start)
+        if ext:  # (the Persian and Urdu share of them is read at the text's start)
             codes = original[:_SCRIPT_SAMPLE].translate(_PERSIAN_TABLE)
             in_head = codes.count(1) + codes.count(2)
             if in_head:
