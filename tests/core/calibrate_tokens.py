@@ -77,7 +77,7 @@ def priors(keys: list[str]) -> dict[str, float | str]:
     return out
 
 
-PINNED = ("digit_group", "digit_run", "space_digit")
+PINNED = ("digit_group", "digit_run", "space_digit", "script_digit")
 # Corrections that take tokens off (a separator BPE merges into the number beside it).
 NEGATIVE = {"join_word", "punct_newline", "blank_line", "slash_line", "mark_prefix"}
 

@@ -163,6 +163,25 @@ def test_a_line_break_a_mark_takes_is_weighed_as_no_piece() -> None:
     assert f["punct_newline"] == 4 and f["newline"] == 1  # (of five: one of the blank line's two)
 
 
+def test_arabic_and_persian_digits_cost_about_a_token_each() -> None:
+    enc = encoders()["o200k_base"]
+    for digits in ("٠١٢٣٤٥٦٧٨٩", "۰۱۲۳۴۵۶۷۸۹"):
+        numbers = " ".join(digits[i % 10] + digits[i * 7 % 10] + digits[i * 3 % 10][: i % 2] for i in range(60))
+        real = count(enc, numbers)
+        assert abs(tokens.estimate_text(numbers) - real) / real <= BOUND  # (-70% and +14% as letters)
+        assert token_features.features(numbers)["script_digit"] == len(numbers.replace(" ", ""))
+
+
+def test_a_script_s_shares_are_read_where_it_starts() -> None:
+    # A Persian text after a long English header: its common letters still cost as Arabic ones.
+    header = "".join(f"% This file is part of the locale data, line {i}.\n" for i in range(40))
+    persian = "لطفاً گذرواژه خود را وارد کنید تا هویت شما تأیید شود. اگر مشکلی دارید با مدیر تماس بگیرید. " * 4
+    assert token_features.features(header + persian)["arabic_ext"] == token_features.features(persian)["arabic_ext"] == 0
+    russian = "Выберите файл, который будет сохранён в системе пользователя. Вы можете выбрать другой. " * 6
+    f = token_features.features(header + russian)
+    assert f["cyrillic"] > 0 and f.get("cyrillic_x", 0) == 0  # (read on the header: not Russian)
+
+
 def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
     names = token_features.features("อาบิดจัน, อักกรา, แอดดิสอาบาบา, บามาโก")
     assert names["thai_word"] == 4 and tokens.WEIGHTS["thai_word"] > 0  # (the first run too)
@@ -170,12 +189,13 @@ def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
 
 # -- the second check: its totals only ---------------------------------------------------------
 # Each category's mean error as measured after the fixes (check2/README.md), with two points of
-# margin; none looser than 15% but Arabic (3 texts: 17.0%, signed +0.8%; 14.3% before), which
-# stays outside. The URL lists (18.4% before their joined words were read as identifiers) and
+# margin, none looser than 15%. Arabic (3 texts) was 14.3%, then 17.1% once Persian's letters
+# cost as Arabic ones, and 12.9% (signed -3.2%) once Arabic-Indic and Persian digits cost a token
+# each. The URL lists (18.4% before their joined words were read as identifiers) and
 # the logs (9.2% before a digit run and the space before it were held at one piece each) are at
 # what was measured after those fixes, plus two points.
 CHECK2_BOUNDS = {
-    "arabic": 0.20, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.11,
+    "arabic": 0.15, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.11,
     "devanagari": 0.08, "english": 0.12, "georgian": 0.12, "greek": 0.07, "han-simplified": 0.08,
     "han-traditional": 0.09, "hebrew": 0.05, "html": 0.14, "japanese": 0.12, "json": 0.06, "korean": 0.11,
     "latin": 0.08, "log": 0.06, "markdown-table": 0.05, "other-script": 0.10, "thai": 0.10, "urls": 0.04,
