@@ -189,7 +189,7 @@ load_costs(BLOCK_COSTS)
 
 # A feature whose count is a cost in tokens (up to this many per character), not a number of
 # characters: the length bound scales its weight.
-SCALE = {"unfitted": MAX_COST}
+SCALE = {"unfitted": MAX_COST, "script_digit": 3.0}  # (script_digit: token_scripts.DIGIT_COSTS)
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -361,7 +361,7 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         f["viet"] = viet
     if rest:  # (none in most Latin text)
         spaced = raw.translate(_SPACED_TABLE, _CONTINUATION) if rest.strip(b"qef") else b""  # (not for symbols alone)
-        other_scripts(f, spaced, original, rest)
+        other_scripts(f, spaced, original, rest, text)
     kana = cjk
     if cjk:
         f["cjk_punct"] = original.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends

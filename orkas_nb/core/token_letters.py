@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .token_scripts import BRAHMIC, brahmic, unfitted_blocks
+from .token_scripts import BRAHMIC, brahmic, script_digits, unfitted_blocks
 from .token_tables import ACCENT_WEIGHTS
 
 # Scripts written with spaces between words: a word start costs a token of its own (their class
@@ -119,7 +119,7 @@ def cyrillic_languages(f: dict[str, float], original: bytes) -> None:
         f[key], f[key + "_x"] = n * russian, n * (1 - russian)
 
 
-def other_scripts(f: dict[str, float], scripts: bytes, original: bytes, rest: bytes) -> None:
+def other_scripts(f: dict[str, float], scripts: bytes, original: bytes, rest: bytes, text: str) -> None:
     """The counts of the rarer scripts, symbols and emoji. ``scripts``: the text with each spaced
     script's lead bytes mapped to its class letter, the rest to "." (continuation bytes deleted);
     ``rest``: the class letters of the non-ASCII characters beyond Latin, Han and kana."""
@@ -135,6 +135,7 @@ def other_scripts(f: dict[str, float], scripts: bytes, original: bytes, rest: by
     if "indic" in f:  # (on the original bytes: the Vietnamese rewrite merged some second bytes)
         indic = f["indic"]
         brahmic(f, original)
+        script_digits(f, text)
         if "thai" in f:
             # Thai writes no space between words, only between phrases and list items: a Thai run
             # after a space, a line break or a mark opens a piece o200k has no merge across (a

@@ -172,6 +172,22 @@ def test_arabic_and_persian_digits_cost_about_a_token_each() -> None:
         assert token_features.features(numbers)["script_digit"] == len(numbers.replace(" ", ""))
 
 
+def test_the_digits_of_the_indic_and_southeast_asian_scripts_cost_what_o200k_spends_on_them() -> None:
+    import math
+
+    from orkas_nb.core.token_scripts import DIGIT_COSTS
+
+    enc = encoders()["o200k_base"]
+    for zero, (cost, _) in DIGIT_COSTS.items():
+        alone = sum(count(enc, chr(zero + i)) for i in range(10)) / 10
+        assert cost == math.ceil(alone * 10 - 1e-9) / 10, hex(zero)
+    for zero in (0xBE6, 0xE50, 0x17E0):  # Tamil, Thai, Khmer: -84%, -73%, -68% as letters
+        d = [chr(zero + i) for i in range(10)]
+        numbers = " ".join(d[i % 10] + d[i * 7 % 10] + d[i * 3 % 10] * (i % 2) for i in range(60))
+        real = count(enc, numbers)
+        assert abs(tokens.estimate_text(numbers) - real) / real <= BOUND
+
+
 def test_a_script_s_shares_are_read_where_it_starts() -> None:
     # A Persian text after a long English header: its common letters still cost as Arabic ones.
     header = "".join(f"% This file is part of the locale data, line {i}.\n" for i in range(40))
