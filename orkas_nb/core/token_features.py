@@ -361,7 +361,7 @@ def _non_ascii(f: dict[str, float], text: str, raw: bytes, original: bytes, cls:
         f["viet"] = viet
     if rest:  # (none in most Latin text)
         spaced = raw.translate(_SPACED_TABLE, _CONTINUATION) if rest.strip(b"qef") else b""  # (not for symbols alone)
-        other_scripts(f, spaced, original, rest, text)
+        other_scripts(f, spaced, original, rest)
     kana = cjk
     if cjk:
         f["cjk_punct"] = original.count(b"\xe3\x80")  # U+3000-U+303F: 。、「」 and friends

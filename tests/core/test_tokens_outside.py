@@ -211,10 +211,10 @@ def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
 # the logs (9.2% before a digit run and the space before it were held at one piece each) are at
 # what was measured after those fixes, plus two points.
 CHECK2_BOUNDS = {
-    "arabic": 0.15, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.11,
-    "devanagari": 0.08, "english": 0.12, "georgian": 0.12, "greek": 0.07, "han-simplified": 0.08,
-    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.14, "japanese": 0.12, "json": 0.06, "korean": 0.11,
-    "latin": 0.08, "log": 0.06, "markdown-table": 0.05, "other-script": 0.10, "thai": 0.10, "urls": 0.04,
+    "arabic": 0.15, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.10,
+    "devanagari": 0.07, "english": 0.12, "georgian": 0.12, "greek": 0.07, "han-simplified": 0.07,
+    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.14, "japanese": 0.11, "json": 0.06, "korean": 0.11,
+    "latin": 0.08, "log": 0.06, "markdown-table": 0.05, "other-script": 0.09, "thai": 0.09, "urls": 0.04,
 }
 
 
