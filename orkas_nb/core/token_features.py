@@ -173,6 +173,7 @@ _TH_PER_LETTER = 0.015
 _TH_PER_HE = 2
 _UNDERSCORE_AS_TH = 0.3
 _ENGLISH_SAMPLE = 16_000  # characters
+_JOINED_FROM, _JOINED_SPAN = 0.5, 0.3  # share of words joined by _ . - / above which they are identifiers
 # Traditional Chinese costs more per character than simplified: frequent characters that
 # differ between the two, counted at the start of a text, say which one it is.
 _TRADITIONAL = "無數為時個對開後過來這們說會國學經現還動體於與檔選項設資"
@@ -188,7 +189,7 @@ load_costs(BLOCK_COSTS)
 
 # A feature whose count is a cost in tokens (up to this many per character), not a number of
 # characters: the length bound scales its weight.
-SCALE = {"unfitted": MAX_COST}
+SCALE = {"unfitted": MAX_COST, "script_digit": 3.0}  # (script_digit: token_scripts.DIGIT_COSTS)
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -249,6 +250,10 @@ def features(text: str) -> dict[str, float]:
             he = text.count("he ", 0, _ENGLISH_SAMPLE) if th else 0
         marks = min(th, _TH_PER_HE * he) + _UNDERSCORE_AS_TH * under
         english = min(1.0, marks / (_TH_PER_LETTER * in_head))
+        if english < 1.0 and join_word > _JOINED_FROM * words:
+            # Words most of which a mark joins to the one before (hosts, paths, package names:
+            # URL lists) are identifiers, English-like whatever "th" says (prose: at most 0.6).
+            english = max(english, min(1.0, (join_word / words - _JOINED_FROM) / _JOINED_SPAN))
     else:
         english = 0.0
     foreign, latin_head = 1.0 - english, None
@@ -261,6 +266,9 @@ def features(text: str) -> dict[str, float]:
         near_events = near.translate(_EVENTS, _NO_EVENT)
         join_word, line_word = near_events.count(JOIN_WORD), near_events.count(LINE_WORD)
     has_newline = _NEWLINE in cls
+    # o200k's piece of marks takes the line breaks after it (";\n", ".\n", '"\n\n'): a line break
+    # right after a mark is no piece of its own, and is not weighed as one.
+    taken = near_events.count(PUNCT_NEWLINE) * scale if has_newline else 0
     f: dict[str, float] = {
         "word_en": words * english, "word_x": words * foreign,
         "letter_en": n_letters * english, "letter_x": n_letters * foreign,
@@ -270,11 +278,11 @@ def features(text: str) -> dict[str, float]:
         # beyond its first are the n - 1 "digit after a digit" pairs taken three at a time
         "digit_group": pairs.count(_DIGIT_PIECES) if _DIGIT in cls else 0,
         "punct_run": events.count(PUNCT_RUN),
-        "newline": cls.count(NEWLINE) if has_newline else 0,
+        "newline": cls.count(NEWLINE) - taken if has_newline else 0,
         "camel": near_events.count(CAMEL) * scale,
         "space_digit": near_events.count(SPACE_DIGIT) * scale,
         "join_word": join_word * scale,
-        "punct_newline": near_events.count(PUNCT_NEWLINE) * scale,
+        "punct_newline": taken,
         "slash_line": near_events.count(SLASH_LINE) * scale if has_newline else 0,
         "blank_line": sample.count(_BLANK_LINE) * scale if has_newline else 0,
         "line_word": line_word * scale,

@@ -1,7 +1,7 @@
 """The token estimator's counts of the scripts beyond Latin, Han and kana, for ``token_features``:
 per script its characters and word starts, and within a script the shares that tell apart
 languages o200k knows unequally well (Russian from the other Cyrillic languages, Persian's
-letters from the rarer ones of U+0680-U+06FF), read at a text's start with one translate; and
+letters from the rarer ones of U+0680-U+06FF), read where the script starts with one translate; and
 the names of the per-script features, with the table of the features one character can feed
 (``PER_CHARACTER``, for the length bound in ``tokens``)."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .token_scripts import BRAHMIC, brahmic, unfitted_blocks
+from .token_scripts import BRAHMIC, brahmic, script_digits, unfitted_blocks
 from .token_tables import ACCENT_WEIGHTS
 
 # Scripts written with spaces between words: a word start costs a token of its own (their class
@@ -35,28 +35,31 @@ PER_CHARACTER: dict[str, list[Any]] = {
     "space": ["indent", ("space_digit", "space_cjk")],
     "newline": ["newline", "line_word", "punct_run"],
     "mark": ["punct_run", "join_word", "punct_newline", "slash_line", "mark_prefix"],
-    "other script": [_SCRIPT_CLASSES, ("cyrillic_ext", "arabic_ext"), _SCRIPT_WORD, "thai_word", "han_rare", "punct_run"],
+    "other script": [_SCRIPT_CLASSES, ("cyrillic_ext", "arabic_ext"), _SCRIPT_WORD, "thai_word", "script_upper", "han_rare",
+                     "punct_run", "script_digit", "space_digit"],
 }
 NON_ASCII = (  # the features only non-ASCII text has
     "latin_ext", *(f"accent_{c}" for c in ACCENT_WEIGHTS), "viet", "han_s", "han_t", "han_j", "han_rare",
     "space_cjk", "cjk_punct", "kana", "fullwidth", "hangul",
     "hangul_word", "cyrillic", "cyrillic_x", "cyrillic_ext", "cyrillic_word", "cyrillic_word_x", "greek", "greek_word", "armenian", "armenian_word",
     "hebrew", "hebrew_word", "arabic", "arabic_ext", "arabic_word", *BRAHMIC, "unfitted", "indic_word", "thai_word",
-    "symbol", "emoji",
+    "script_upper", "script_digit", "symbol", "emoji",
 )
 
-# The lead bytes DA and DB (U+0680-U+06FF) to 1 and 2, the second bytes of چ ژ ک گ (DA 86 98 A9 AF)
-# to 3 and that of ی (DB 8C) to 4: the Persian letters are a 1-3 or a 2-4 pair.
-_PERSIAN_TABLE = bytes(1 if i == 0xDA else 2 if i == 0xDB else 3 if i in (0x86, 0x98, 0xA9, 0xAF) else 4 if i == 0x8C
-                       else 0 for i in range(256))
+# The lead bytes DA and DB (U+0680-U+06FF) to 1 and 2, the second bytes of Persian's چ ژ ک گ
+# (DA 86 98 A9 AF) and Urdu's ڈ ڑ ٹ ں (DA 88 91 B9 BA) to 3 and those of ی (DB 8C) and Urdu's
+# ہ ے ۔ (DB 81 92 94) to 4: the letters of the two big languages are a 1-3 or a 2-4 pair. (Not ھ,
+# which Kurdish and Uyghur write as often as Urdu.)
+_PERSIAN_TABLE = bytes(1 if i == 0xDA else 2 if i == 0xDB else 3 if i in (0x86, 0x98, 0xA9, 0xAF, 0x88, 0x91, 0xB9, 0xBA)
+                       else 4 if i in (0x8C, 0x81, 0x92, 0x94) else 0 for i in range(256))
 
 # o200k knows Russian words far better than those of the other Cyrillic languages: Ukrainian,
 # Belarusian, Bulgarian, Serbian, Kazakh ... split into more pieces (and so do names spelled in
-# them). A text's start says which it is: Russian writes ы (2% of its letters) and none of
+# them). The script's first 1,500 bytes say which it is: Russian writes ы (2% of its letters) and none of
 # the letters the others add (і ї є ў ј љ њ ћ ђ џ ѓ ќ ѕ; қ ң ө ә ... of U+0460-U+04FF); Bulgarian,
 # Ukrainian, Serbian, Macedonian and Tajik write no ы. The Cyrillic letters and word starts are
 # split into the two regimes by that share, as Latin ones are by English.
-# One translate of a text's start maps the lead byte D1 (р-я, ё, і ...) to 1, the second bytes of
+# One translate of them maps the lead byte D1 (р-я, ё, і ...) to 1, the second bytes of
 # the letters Russian lacks after it (і ї є ў ј љ њ ћ ђ џ ѓ ќ ѕ: D1 92-9F but for ѝ) to 2 and that
 # of ы to 3, the rest to 0; its Cyrillic letters are the text's, scaled by bytes.
 _CYRILLIC_TABLE = bytes(1 if i == 0xD1 else 2 if 0x92 <= i <= 0x9F and i != 0x9D else 3 if i == 0x8B else 0
@@ -65,13 +68,50 @@ _NOT_RUSSIAN_SHARE, _RUSSIAN_SHARE = 0.04, 0.012
 _SCRIPT_SAMPLE = 1500  # bytes (some 700 letters: ы and і are 2% and 5% of them; Persian's share of ext too)
 
 
+# Capitals of Cyrillic (U+0400-U+042F: D0 80-AF) and Greek (U+0386-U+03AB: CE 86-AB): one
+# translate per script maps its lead byte to 1 and the second bytes of its capitals to 2, the
+# rest to 0, and a capital is a 1-2 pair.
+_CAPITAL_SAMPLE = 2000  # bytes (some 1,000 letters, 150 words)
+_CAPITAL_TABLES = (
+    ("cyrillic", bytes(1 if i == 0xD0 else 2 if 0x80 <= i <= 0xAF else 0 for i in range(256))),
+    ("greek", bytes(1 if i == 0xCE else 2 if 0x86 <= i <= 0xAB else 0 for i in range(256))),
+)
+# A script's shares are read where it starts, not at the text's start: a locale file, a config
+# or a catalogue may open with a long English header, whose sample would hold none of them.
+_FIRST = {"cyrillic": b"\xd0\xd1\xd2\xd3", "greek": b"\xce\xcf", "arabic": b"\xd8\xd9\xda\xdb"}  # (their lead bytes)
+
+
+def script_head(original: bytes, script: str, size: int) -> tuple[bytes, float]:
+    """``size`` bytes from the script's first character, and the factor that scales a count on
+    them to the rest of the text."""
+    # (one find per lead byte, at memchr speed: a regex of a byte class scans many times slower)
+    start = min((at for at in map(original.find, (bytes([b]) for b in _FIRST[script])) if at >= 0), default=0)
+    head = original[start : start + size]
+    return head, (len(original) - start) / len(head)
+
+
+def script_capitals(f: dict[str, float], original: bytes) -> None:
+    """o200k's tokens for Cyrillic and Greek are its words in small letters: a capitalised word
+    (a name, a sentence's start) costs some 0.3-1 token more than the same word in small letters
+    (Russian +61% per word, Greek +27%, Bulgarian +30% on the corpus's words), and a list of
+    names is capitalised throughout. Counted where the script starts (one translate per script),
+    scaled to the whole by bytes."""
+    n = 0.0
+    for script, table in _CAPITAL_TABLES:
+        if script in f:
+            head, scale = script_head(original, script, _CAPITAL_SAMPLE)
+            n += head.translate(table).count(b"\x01\x02") * scale
+    if n:
+        f["script_upper"] = n
+
+
 def cyrillic_languages(f: dict[str, float], original: bytes) -> None:
-    head = original[:_SCRIPT_SAMPLE]
+    head, scale = script_head(original, "cyrillic", _SCRIPT_SAMPLE)
     codes = head.translate(_CYRILLIC_TABLE)
-    letters = (f["cyrillic"] + f.get("cyrillic_ext", 0)) * len(head) / len(original)
+    letters = (f["cyrillic"] + f.get("cyrillic_ext", 0)) / scale
     russian = min(1.0, codes.count(b"\x01\x03") / (_RUSSIAN_SHARE * letters))
     if russian:  # (the ext letters: U+0460-U+04FF, Kazakh қ ң ө, Tatar ә ...)
-        own = codes.count(b"\x01\x02") + f.get("cyrillic_ext", 0) * len(head) / len(original)
+        own = codes.count(b"\x01\x02") + f.get("cyrillic_ext", 0) / scale
         russian *= 1.0 - min(1.0, own / (_NOT_RUSSIAN_SHARE * letters))
     for key in ("cyrillic", "cyrillic_word"):
         n = f.get(key, 0)
@@ -94,6 +134,7 @@ def other_scripts(f: dict[str, float], scripts: bytes, original: bytes, rest: by
     if "indic" in f:  # (on the original bytes: the Vietnamese rewrite merged some second bytes)
         indic = f["indic"]
         brahmic(f, original)
+        script_digits(f, original)
         if "thai" in f:
             # Thai writes no space between words, only between phrases and list items: a Thai run
             # after a space, a line break or a mark opens a piece o200k has no merge across (a
@@ -103,17 +144,43 @@ def other_scripts(f: dict[str, float], scripts: bytes, original: bytes, rest: by
     # Characters of blocks no weight was fitted on cost what o200k spends on each alone (a
     # table), in place of the class their lead byte put them in.
     unfitted_blocks(f, original, rest)
-    # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Uyghur ې ۇ ۆ, Urdu ے ں) are
+    # The letters beyond a script's core (Kazakh қ ң ө, Tatar ә, Uyghur ې ۇ ۆ, Kurdish ڕ ڵ) are
     # rarer in o200k's vocabulary: each costs more than a Russian or Arabic letter. Not the four
-    # of them Persian writes all the time (چ ژ ک گ ی): o200k knows Persian words as well as Arabic ones.
+    # of them Persian and Urdu write all the time (چ ژ ک گ ی; ہ ے ں ٹ ڈ ڑ ۔): o200k knows their
+    # words as well as Arabic ones (an Urdu text was +33% when they cost as Uyghur's letters).
+    if "cyrillic" in f or "greek" in f:
+        script_capitals(f, original)
     if "cyrillic" in f:
         f["cyrillic_ext"] = original.count(b"\xd2") + original.count(b"\xd3")
         cyrillic_languages(f, original)
     if "arabic" in f:
-        ext = original.count(b"\xda") + original.count(b"\xdb")
-        if ext:  # (the Persian share of them is read at the text's start)
-            codes = original[:_SCRIPT_SAMPLE].translate(_PERSIAN_TABLE)
-            in_head = codes.count(1) + codes.count(2)
-            if in_head:
+        head, scale = script_head(original, "arabic", _SCRIPT_SAMPLE)
+        persian_digits = arabic_digits(f, head, scale)
+        ext = original.count(b"\xda") + original.count(b"\xdb") - persian_digits
+        if ext > 0:  # (the Persian and Urdu share of them is read where the script starts)
+            codes = head.translate(_PERSIAN_TABLE)
+            in_head = codes.count(1) + codes.count(2) - persian_digits / scale
+            if in_head > 0:
                 ext -= ext * (codes.count(b"\x01\x03") + codes.count(b"\x02\x04")) / in_head
-        f["arabic_ext"] = ext
+        f["arabic_ext"] = max(0.0, ext)
+
+
+# Arabic-Indic digits ٠-٩ (D9 A0-A9) and Persian ones ۰-۹ (DB B0-B9): one translate maps D9 to
+# 1, DB to 2, the second bytes A0-A9 to 3 and B0-B9 to 4, a space to 5.
+_DIGIT_TABLE = bytes(1 if i == 0xD9 else 2 if i == 0xDB else 3 if 0xA0 <= i <= 0xA9 else 4 if 0xB0 <= i <= 0xB9
+                     else 5 if i == 0x20 else 0 for i in range(256))
+
+
+def arabic_digits(f: dict[str, float], head: bytes, scale: float) -> float:
+    """Digits of the Arabic script are numbers to o200k's pre-tokenizer, cut in threes like
+    ASCII ones, but its vocabulary has few merges for them: about one token each (a row of
+    them: -70% when they cost as letters; Persian ones, counted as the rarer letters of
+    U+0680-U+06FF: +14%), and the space before a number is a piece of its own. Counted where
+    the script starts, scaled; they leave the letters' counts. Returns the Persian digits."""
+    codes = head.translate(_DIGIT_TABLE)
+    arabic, persian = codes.count(b"\x01\x03") * scale, codes.count(b"\x02\x04") * scale
+    if arabic or persian:
+        f["script_digit"] = arabic + persian
+        f["arabic"] = max(0.0, f["arabic"] - arabic - persian)
+        f["space_digit"] = f.get("space_digit", 0) + (codes.count(b"\x05\x01\x03") + codes.count(b"\x05\x02\x04")) * scale
+    return persian

@@ -6,8 +6,10 @@ tokenizer (o200k_base) actually splits on: word starts, camelCase boundaries, di
 breaks, the pieces that merge (blank lines, a mark before a line break, a lone mark between a
 non-space and a word: ``.path``, ``(self``), and one weight per script for text that is not
 ASCII (Han, kana, Hangul, Cyrillic, Greek, Hebrew, Arabic, Devanagari, Thai, Georgian, emoji
-...). A few per-text shares pick between regimes: how English the Latin words are ("th" backed
-by word-final "he", and underscores, per letter), which accents and which of k w z j y v the
+...), the capitals of Cyrillic and Greek (o200k's tokens for them are small-letter words) and
+the digits of the Arabic and Indic scripts (about a token each, as numbers). A few per-text
+shares pick between regimes: how English the Latin words are ("th" backed by word-final "he",
+and underscores, per letter; words most of which a mark joins, as in URLs, are identifiers), which accents and which of k w z j y v the
 text uses (they tell Polish from French), whether Cyrillic text is Russian (ы, and none of
 і ї є ў ј ...: o200k knows Russian words best), how well o200k's vocabulary knows the text's letter
 4-grams (a language whose words it has no tokens for splits more: Xhosa, Welsh, Irish; a table

@@ -25,10 +25,9 @@ REQUIRED = {"latin", "cyrillic", "greek", "han-simplified", "han-traditional", "
 # Kinds a mechanism was fixed for (a digit run costs ceil(n / 3) pieces; a hash or base64 in
 # English or code is told by its unknown 4-grams): 15-16% off before, held to the general bound.
 FIXED = {"numbers", "csv", "base64"}
-# Every category's mean error, and the over-estimated URL lists' (their words are English, yet
-# nothing in a bare list of URLs says so: +18%, the safe side; +27.5% before a lone mark's piece
-# was the word's).
-CATEGORY_BOUND, URL_BOUND = 0.15, 0.22
+# Every category's mean error (the URL lists, +18% before their joined words were read as
+# identifiers, are held to it too).
+CATEGORY_BOUND = 0.15
 
 
 def load_check(path: Path = OUT) -> list[Sample]:
@@ -62,7 +61,7 @@ def test_every_script_and_format_of_the_issue_is_in_the_check(rows: list) -> Non
 
 def test_no_category_of_the_check_is_off_beyond_its_bound(rows: list) -> None:
     for r in rows:
-        bound = URL_BOUND if r.category == "urls" else BOUND if r.category in FIXED else CATEGORY_BOUND
+        bound = BOUND if r.category in FIXED or r.category in ("urls", "log") else CATEGORY_BOUND
         assert r.mae_o200k <= bound, f"{r.category}: mean error {r.mae_o200k:.1%} > {bound:.0%}"
         assert r.signed_o200k >= -0.10, f"{r.category}: under-estimated by {-r.signed_o200k:.1%}"
 
@@ -78,11 +77,11 @@ def test_no_text_of_the_check_is_under_estimated_by_more_than_the_worst_bound() 
         errs.append(((tokens.estimate_text(s.text) - real) / real, s.name))
     errs.sort()
     print("\nworst under:", errs[:5], "\nworst over:", errs[-5:])
-    # City-name lists in Thai and Belarusian (tzdata's debconf choices) are the worst: o200k has
-    # no tokens for the transliterated names (-20.5%, -16.8%; -26%, -24% before a run of Thai
-    # after a space and a non-Russian Cyrillic text had their own costs).
-    assert errs[0][0] >= -0.23, errs[:3]
-    assert sum(abs(e) <= BOUND for e, _ in errs) >= 0.76 * len(errs)  # (233 of 298; 217 before)
+    # City-name lists in Thai (tzdata's debconf choices) are the worst: o200k has no tokens for
+    # the transliterated names (-20%; -26% before a run of Thai after a space had its own cost).
+    # Belarusian's (-24%, then -17%) came to -4% once a Cyrillic capital cost its own.
+    assert errs[0][0] >= -0.21, errs[:3]
+    assert sum(abs(e) <= BOUND for e, _ in errs) >= 0.80 * len(errs)  # (242 of 298; 233, 217 before)
     # A hash or base64 next to English words and paths (dist-info RECORD: 16-23% under before).
     assert all(e >= -BOUND for e, name in errs if name.startswith(("csv/", "base64/", "numbers/"))), errs[:5]
 
@@ -147,6 +146,58 @@ def test_cyrillic_text_is_split_into_russian_and_the_other_languages() -> None:
     assert tokens.WEIGHTS["cyrillic_x"] > tokens.WEIGHTS["cyrillic"]  # o200k knows Russian best
 
 
+def test_a_cyrillic_or_greek_capital_costs_its_own() -> None:
+    # o200k's Cyrillic and Greek tokens are small-letter words: a capitalised one splits more.
+    enc = encoders()["o200k_base"]
+    for small in ("выберите файл, который будет сохранён в системе пользователя",
+                  "оберіть файл, який буде збережено в системі користувача"):
+        title = small.title()
+        assert count(enc, title) > count(enc, small)  # (11 -> 20, 16 -> 21)
+        assert token_features.features(title)["script_upper"] == 8 and "script_upper" not in token_features.features(small)
+        assert tokens.estimate_text(title) > tokens.estimate_text(small)
+    assert token_features.features("Αθήνα, Θεσσαλονίκη, ά έ ή ί")["script_upper"] == 2
+
+
+def test_a_line_break_a_mark_takes_is_weighed_as_no_piece() -> None:
+    f = token_features.features('msgid "Name"\nmsgstr "Nom"\n\nmsgid "Role"\nmsgstr "Rôle"\n')
+    assert f["punct_newline"] == 4 and f["newline"] == 1  # (of five: one of the blank line's two)
+
+
+def test_arabic_and_persian_digits_cost_about_a_token_each() -> None:
+    enc = encoders()["o200k_base"]
+    for digits in ("٠١٢٣٤٥٦٧٨٩", "۰۱۲۳۴۵۶۷۸۹"):
+        numbers = " ".join(digits[i % 10] + digits[i * 7 % 10] + digits[i * 3 % 10][: i % 2] for i in range(60))
+        real = count(enc, numbers)
+        assert abs(tokens.estimate_text(numbers) - real) / real <= BOUND  # (-70% and +14% as letters)
+        assert token_features.features(numbers)["script_digit"] == len(numbers.replace(" ", ""))
+
+
+def test_the_digits_of_the_indic_and_southeast_asian_scripts_cost_what_o200k_spends_on_them() -> None:
+    import math
+
+    from orkas_nb.core.token_scripts import DIGIT_COSTS
+
+    enc = encoders()["o200k_base"]
+    for zero, (cost, _) in DIGIT_COSTS.items():
+        alone = sum(count(enc, chr(zero + i)) for i in range(10)) / 10
+        assert cost == math.ceil(alone * 10 - 1e-9) / 10, hex(zero)
+    for zero in (0xBE6, 0xE50, 0x17E0):  # Tamil, Thai, Khmer: -84%, -73%, -68% as letters
+        d = [chr(zero + i) for i in range(10)]
+        numbers = " ".join(d[i % 10] + d[i * 7 % 10] + d[i * 3 % 10] * (i % 2) for i in range(60))
+        real = count(enc, numbers)
+        assert abs(tokens.estimate_text(numbers) - real) / real <= BOUND
+
+
+def test_a_script_s_shares_are_read_where_it_starts() -> None:
+    # A Persian text after a long English header: its common letters still cost as Arabic ones.
+    header = "".join(f"% This file is part of the locale data, line {i}.\n" for i in range(40))
+    persian = "لطفاً گذرواژه خود را وارد کنید تا هویت شما تأیید شود. اگر مشکلی دارید با مدیر تماس بگیرید. " * 4
+    assert token_features.features(header + persian)["arabic_ext"] == token_features.features(persian)["arabic_ext"] == 0
+    russian = "Выберите файл, который будет сохранён в системе пользователя. Вы можете выбрать другой. " * 6
+    f = token_features.features(header + russian)
+    assert f["cyrillic"] > 0 and f.get("cyrillic_x", 0) == 0  # (read on the header: not Russian)
+
+
 def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
     names = token_features.features("อาบิดจัน, อักกรา, แอดดิสอาบาบา, บามาโก")
     assert names["thai_word"] == 4 and tokens.WEIGHTS["thai_word"] > 0  # (the first run too)
@@ -154,13 +205,16 @@ def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
 
 # -- the second check: its totals only ---------------------------------------------------------
 # Each category's mean error as measured after the fixes (check2/README.md), with two points of
-# margin; none looser than 15% but Arabic (3 texts: 17.1%, signed +0.8%; 14.3% before) and the
-# URL lists (+18.4%, over-estimated; 28.9% before), which stay outside.
+# margin, none looser than 15%. Arabic (3 texts) was 14.3%, then 17.1% once Persian's letters
+# cost as Arabic ones, and 12.9% (signed -3.2%) once Arabic-Indic and Persian digits cost a token
+# each. The URL lists (18.4% before their joined words were read as identifiers) and
+# the logs (9.2% before a digit run and the space before it were held at one piece each) are at
+# what was measured after those fixes, plus two points.
 CHECK2_BOUNDS = {
-    "arabic": 0.20, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.11,
-    "devanagari": 0.08, "english": 0.12, "georgian": 0.12, "greek": 0.11, "han-simplified": 0.08,
-    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.15, "japanese": 0.12, "json": 0.07, "korean": 0.11,
-    "latin": 0.08, "log": 0.12, "markdown-table": 0.05, "other-script": 0.10, "thai": 0.10, "urls": 0.21,
+    "arabic": 0.15, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.10,
+    "devanagari": 0.07, "english": 0.12, "georgian": 0.12, "greek": 0.07, "han-simplified": 0.07,
+    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.14, "japanese": 0.11, "json": 0.06, "korean": 0.11,
+    "latin": 0.08, "log": 0.06, "markdown-table": 0.05, "other-script": 0.09, "thai": 0.09, "urls": 0.04,
 }
 
 
@@ -184,3 +238,15 @@ def test_no_category_of_the_second_check_is_off_beyond_its_bound() -> None:
     for r in rows:
         assert r.mae_o200k <= CHECK2_BOUNDS[r.category], f"{r.category}: mean error {r.mae_o200k:.1%}"
         assert r.signed_o200k >= -0.10, f"{r.category}: under-estimated by {-r.signed_o200k:.1%}"
+
+
+def test_words_joined_by_marks_are_read_as_identifiers_not_foreign_words() -> None:
+    # A list of URLs: no "th" says English, yet most words are joined to the one before by
+    # . / - (hosts, paths), which prose never does; its words weigh as English ones.
+    words = ["alpha", "router", "cache", "widget", "parser", "stream", "vendor", "plugin", "sample", "config"]
+    urls = "\n".join(f"https://www.{words[i % 10]}.org/{words[i * 3 % 10]}/{words[i * 7 % 10]}-{words[(i + 1) % 10]}"
+                     for i in range(40))
+    f = token_features.features(urls)
+    assert f["word_en"] > 0.9 * (f["word_en"] + f["word_x"])
+    prose = "Les fichiers sont copiés dans le répertoire, puis le paquet est configuré. " * 10
+    assert token_features.features(prose)["word_en"] == 0
