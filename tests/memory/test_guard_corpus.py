@@ -81,13 +81,13 @@ TUNED_FLOORS = {"fresh4": (40, 39), "fresh6": (27, 29), "benign_hard": (0, 42), 
                 # its tune half tuned on (BLIND6.md): whole-file figures after that round were
                 # 133/161, 161/172; with the sentence encoder (guard_encoder.py) 141, 163; then
                 # the learned layer trained on its tune half too (the holdout half: 68/77, 77/83)
-                "blind6": (148, 165),
+                "blind6": (148, 166),
                 # blind7: measured once (shipped 199/256, 171/236 kept; BLIND7.md), once more with
                 # the encoder (206, 170), then its tune half tuned on by a detector round (217,
                 # 194), then trained on by the learned layer (the holdout half: 96/118, 86/111
                 # not refused). Counted here as the tests count (an entry the user is asked
                 # about is not refused).
-                "blind7": (226, 210)}
+                "blind7": (226, 211)}
 WITHOUT_ENCODER = {"blind6": (142, 162), "blind7": (220, 207)}
 
 
