@@ -10,8 +10,9 @@ without its phrase being listed:
   "at the end of each session") with a discarding command in any order of its arguments
   (``rm -rf`` on home, ``find -delete``, ``kill -9 -1``, ``docker system prune``, ``aws s3 rm
   --recursive``, ``chmod -R 000``, ``dd of=/dev``) or a delete verb on a whole target (home,
-  ``.git``, every file, production, raw data); unless the entry keeps a confirmation ("ask
-  before", "nachfragen", "確認してから");
+  ``.git``, every file, production, raw data), or a calendar schedule ("every night", "jeden
+  Freitag", "每晚") with a delete of everything or of the home folder; unless the entry keeps a
+  confirmation ("ask before", "nachfragen", "確認してから");
 - **self-propagation**: the entry refers to itself and a verb copies, inserts or saves it
   somewhere else (other files, every notebook, other agents, ``.bashrc``);
 - **foreign orders**: obeying, executing or treating as orders the instructions found in
@@ -68,6 +69,41 @@ _WHOLE = _c(L.EVERYTHING, r"~/?\w*", r"\$home\b", r"\bhome\b", r"(?<![\w-])\.git
             r"\bde los demás\b", r"\bdos outros\b", r"\bder anderen\b", r"\bчужи\w*", r"\bінших\b", r"\bdatabase\b",
             r"\bhistor\w*", r"\bистори\w*", r"\bверлauf\b", r"\bверсию\b", r"\bархив\w*", r"\barşiv\w*",
             r"\bbranch\w*", r"\bbranches\b", r"\bветк\w*", r"\bmain\b", r"\bmaster\b", "全部", "すべて", "一切", "ทั้งหมด")
+# A calendar schedule is a standing marker too ("every night", "nightly", "jeden Freitag", "每晚",
+# "her gece"), but schedules are what clean-up jobs are made of ("the nightly cron deletes tmp
+# files older than 7 days", "every Friday we drop the staging database"): with a schedule alone,
+# only a delete of everything, of the home folder or of the user's own files is the attack.
+_DAYS = (r"(?:night|day|morning|evening|week|weekend|month|hour|monday|tuesday|wednesday|thursday|friday|saturday|"
+         r"sunday|reboot|login|boot)s?")
+_SCHEDULE = _c(r"\b(?:every|each|on)\s+(?:other\s+|single\s+)?" + _DAYS + r"\b", r"\b(?:nightly|daily|weekly|hourly|monthly)\b",
+               r"\bonce (?:a|per) (?:day|night|week|month)\b", r"\bat (?:midnight|\d{1,2}(?::\d\d)?\s*(?:am|pm|h)\b)",
+               r"\b(?:chaque|tous les|toutes les)\s+(?:nuits?|jours?|soirs?|matins?|semaines?|mois|heures?|lundis?|"
+               r"vendredis?|dimanches?)\b", r"\bquotidien\w*", r"\bhebdomadaire\w*",
+               r"\bjede[nrs]?\s+(?:nacht|tag|morgen|abend|woche|monat|stunde|montag|freitag|sonntag)\b",
+               r"\b(?:nächtlich|täglich|wöchentlich|stündlich)\w*", r"\b(?:nachts|abends|freitags|montags|sonntags)\b",
+               r"\bcada\s+(?:noche|día|dia|mañana|semana|mes|hora|viernes|lunes|domingo|sexta)\b",
+               r"\b(?:todas las noches|todos los días|todas as noites|todos os dias|toda noite|todo dia)\b",
+               r"\bdiariamente\b", r"\bsemanalmente\b", r"\bogni\s+(?:notte|giorno|sera|mattina|settimana|mese|ora|venerdì|lunedì)\b",
+               r"\b(?:tutti i giorni|tutte le notti|quotidianamente)\b", r"\b(?:elke|iedere)\s+(?:nacht|dag|week|maand|vrijdag)\b",
+               r"\b(?:dagelijks|wekelijks)\b", r"\bvarje\s+(?:natt|dag|vecka|månad|fredag)\b",
+               r"\bkażd\w+\s+(?:nocy|noc|dnia|dzień|tygodnia|piątek)\b", r"\b(?:codziennie|co noc|co tydzień)\b",
+               r"\bkažd\w+\s+(?:noc|den|týden|pátek)\b", r"\bdenně\b", r"\bher\s+(?:gece|gün|hafta|sabah|akşam|cuma|ay)\b",
+               r"\bкажд\w+\s+(?:ночь|день|утро|вечер|неделю|месяц|час|пятницу|понедельник)\b",
+               r"\b(?:ежедневно|еженедельно|ежечасно|по ночам|по пятницам)\b", r"\bкожн\w+\s+(?:ночі|ніч|дня|день|тижня|п'ятниці)\b",
+               r"\b(?:щодня|щоночі|щотижня)\b", r"\bκάθε\s+(?:βράδυ|νύχτα|μέρα|ημέρα|εβδομάδα|μήνα|ώρα|παρασκευή)\b",
+               r"\b(?:mỗi|hàng|hằng)\s+(?:đêm|ngày|tuần|tối|sáng|tháng)\b", r"\bsetiap\s+(?:malam|hari|minggu|pagi|bulan|jumat)\b",
+               r"每天", r"每晚", r"每夜", r"每日", r"每周", r"每週", r"每星期", r"每月", r"每小时", r"每小時", r"毎日", r"毎晩",
+               r"毎夜", r"毎週", r"毎朝", r"毎月", r"매일", r"매주", r"매달", r"매월", r"매일 밤", r"ทุก(?:คืน|วัน|สัปดาห์|เดือน|เช้า)",
+               r"كل (?:ليلة|يوم|أسبوع|شهر|صباح)", r"يومي[اًا]", r"כל (?:לילה|יום|שבוע|חודש|בוקר)", r"हर (?:रात|दिन|हफ़्ते|हफ्ते|सप्ताह|सुबह)",
+               r"\bरोज़?\b", r"هر (?:شب|روز|هفته|ماه|صبح)")
+# The user's own data as a whole: everything, the home folder, their files (not a temp or cache place).
+_ALL_OF_IT = _c(L.EVERYTHING, r"~(?=[\s.,;:)]|$)", r"~/(?!(?:[^/\s]+/)*(?:\.?cache|caches|\.?tmp|temp)\b)", r"\$home\b",
+                r"\bhome\b", r"\bentire\w*\b", r"\bwhole\b", r"\bcompletely\b", r"\bkomplett\b", r"\bcomplètement\b",
+                r"\bcompletamente\b", r"\bthe user'?s (?:files|documents|data|notebooks)\b", r"\ball (?:files|data|notebooks|backups)\b",
+                r"\bdossier personnel\b", r"\brépertoire personnel\b", r"\bheimverzeichnis\b", r"\bcarpeta personal\b",
+                r"\bpasta pessoal\b", r"\bcartella (?:home|personale)\b", r"\bдомашн\w*", r"主目录", r"主目錄", r"家目录", r"ホーム",
+                r"\b홈\b", r"\bev dizini\b", r"\bana dizin\w*", r"\bkatalog domowy\b", r"\bthư mục (?:nhà|home|cá nhân)\b",
+                r"\bδιεύθυνση home\b", r"\bπροσωπικό φάκελο\b", r"התיקייה הביתית", r"المجلد الرئيسي", r"पूरा", r"सब कुछ", r"ทุกอย่าง")
 # A confirmation kept: "ask before", "nachfragen", "確認してから" (unless it is waived).
 _ASK_FIRST = _c(r"\bask\w*\b.{0,30}\b(?:before|first)\b", r"\b(?:before|first)\b.{0,40}\bask\w*", r"\bconfirm\w*",
                 r"\bnachfrag\w*", r"\brückfrag\w*", r"\bbestätig\w*", r"\bdemand\w* (?:avant|d'abord)\b", r"\bpregunt\w*",
@@ -166,13 +202,23 @@ _AUTHORITY = _c(L.AUTHORITY)
 _GRANT = _c(*words("PRECEDENCE"), L.UNRESTRICTED, L.LOWER, L.VOID)
 
 
+def _scheduled_destruction(scheduled: str, flat: str) -> bool:
+    """A standing order or trigger with a discarding command or a delete of a whole target, or a
+    calendar schedule with a delete of everything; unless a confirmation is kept or it is the
+    user's own habit."""
+    if kept_confirmation(scheduled) or _habit(scheduled) or scoped_approval(flat):
+        return False
+    deletes = _affirmed(_DELETE, scheduled)
+    if _TRIGGER.search(scheduled) and (_DESTROY_CMD.search(scheduled) or deletes and _near(_DELETE, _WHOLE, scheduled, 50)):
+        return True
+    return bool(_SCHEDULE.search(scheduled) and deletes and _near(_DELETE, _ALL_OF_IT, scheduled, 50))
+
+
 def order_findings(flat: str) -> list[Finding]:
     act = without_protective(flat)
     out: list[Finding] = []
     scheduled = without_kept_consent(act)
-    if _TRIGGER.search(scheduled) and not kept_confirmation(scheduled) and not _habit(scheduled) and \
-            not scoped_approval(flat) and (_DESTROY_CMD.search(scheduled) or (_affirmed(_DELETE, scheduled) and
-                                                                             _near(_DELETE, _WHOLE, scheduled, 50))):
+    if _scheduled_destruction(scheduled, flat):
         out.append(Finding("destructive", "it schedules the destruction of data (a standing order or a "
                                           "trigger with a command or a delete of a whole target)"))
     if _SELF.search(flat) and _affirmed(_PROPAGATE, act) and _ELSEWHERE.search(act):
