@@ -208,13 +208,14 @@ def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
 # Each category's mean error as measured after the fixes (check2/README.md), with two points of
 # margin, none looser than 15%. Arabic (3 texts) was 14.3%, then 17.1% once Persian's letters
 # cost as Arabic ones, and 12.9% (signed -3.2%) once Arabic-Indic and Persian digits cost a token
-# each. The URL lists (18.4% before their joined words were read as identifiers) and
+# each. HTML (4 texts) was 11.8%, then 7.4% once the words in its tags were read as English
+# and a tag's "<" after a line break joined the name. The URL lists (18.4% before their joined words were read as identifiers) and
 # the logs (9.2% before a digit run and the space before it were held at one piece each) are at
 # what was measured after those fixes, plus two points.
 CHECK2_BOUNDS = {
     "arabic": 0.15, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.10,
     "devanagari": 0.07, "english": 0.12, "georgian": 0.12, "greek": 0.07, "han-simplified": 0.07,
-    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.14, "japanese": 0.11, "json": 0.06, "korean": 0.11,
+    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.10, "japanese": 0.11, "json": 0.06, "korean": 0.11,
     "latin": 0.08, "log": 0.06, "markdown-table": 0.05, "other-script": 0.09, "thai": 0.09, "urls": 0.04,
 }
 
@@ -259,7 +260,7 @@ def test_words_joined_by_marks_are_read_as_identifiers_not_foreign_words() -> No
 # move a category of texts it was never tuned on, but not make one worse.
 CHECK3_BOUNDS = {
     "arabic": 0.05, "code": 0.10, "config": 0.10, "csv": 0.08, "cyrillic": 0.09, "devanagari": 0.18,
-    "greek": 0.17, "han-simplified": 0.11, "han-traditional": 0.05, "hebrew": 0.10, "html": 0.15,
+    "greek": 0.17, "han-simplified": 0.11, "han-traditional": 0.05, "hebrew": 0.10, "html": 0.11,
     "japanese": 0.09, "json": 0.08, "korean": 0.13, "latin": 0.08, "log": 0.13, "markdown-table": 0.10,
     "thai": 0.16,
 }
@@ -288,3 +289,25 @@ def test_no_category_of_the_third_check_is_off_beyond_its_bound() -> None:
     assert {r.category for r in rows} == set(CHECK3_BOUNDS)
     for r in rows:
         assert r.mae_o200k <= CHECK3_BOUNDS[r.category], f"{r.category}: mean error {r.mae_o200k:.1%}"
+
+
+def test_the_words_in_the_tags_of_a_page_are_english_identifiers() -> None:
+    # English prose in HTML: tag, attribute and class names have no "th" backed by "he", yet
+    # o200k holds them whole; read as foreign words, a page was over-estimated by 11-12%.
+    prose = "A parser reads a file, and a checker looks for errors it can report, if any are found. "
+    page = "".join(f'<div class="section-body" id="part-{i}">\n<p>{prose}<a href="errors.html#kind">more</a></p>\n</div>\n'
+                   for i in range(6))
+    f = token_features.features(page)
+    plain = token_features.features(page.replace("</", "<"))  # (no closing tag: not read as markup)
+    assert f["word_en"] > 2 * plain["word_en"]  # (the prose has no "th": its words stay foreign)
+    real = count(encoders()["o200k_base"], page)
+    assert abs(tokens.estimate_text(page) - real) / real <= BOUND
+
+
+def test_a_tag_s_opening_mark_after_a_line_break_is_in_the_name_s_piece() -> None:
+    enc = encoders()["o200k_base"]
+    assert count(enc, "x\n<p") == count(enc, "x\np") == 3  # ("x", "\n", "<p")
+    lines = "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n"
+    # Five lone marks open a word: "<ul" and the two "<li" (joined, as "_", "." and "(" are) and
+    # ">one", ">two" (the text after a tag: "<" alone is in o200k's tags, ">" is not).
+    assert token_features.features(lines)["mark_prefix"] == 2
