@@ -256,9 +256,12 @@ def features(text: str) -> dict[str, float]:
             # Words most of which a mark joins to the one before (hosts, paths, package names:
             # URL lists) are identifiers, English-like whatever "th" says (prose: at most 0.6).
             english = max(english, min(1.0, (join_word / words - _JOINED_FROM) / _JOINED_SPAN))
-        markup = token_markup.tags(original) if words and b"</" in original else None
+        markup = token_markup.tags(original) if words and original.find(b"</", 0, token_markup.SAMPLE) >= 0 else None
         if markup:
             tags_open = token_markup.tag_opens(original)
+        elif english < 1.0 and words and original.find(b"{", 0, token_markup.SAMPLE) >= 0:
+            markup = token_markup.declarations(original)
+        if markup:
             in_tags = markup.translate(_CLASS_TABLE, _CONTINUATION)
             share = _pairs(in_tags).translate(_EVENTS, _NO_EVENT).translate(None, _NOT_WORD)
             english = token_markup.english_with_markup(english, min(1.0, len(share) / (words * min(1.0, token_markup.SAMPLE / len(original)))))

@@ -311,3 +311,11 @@ def test_a_tag_s_opening_mark_after_a_line_break_is_in_the_name_s_piece() -> Non
     # Five lone marks open a word: "<ul" and the two "<li" (joined, as "_", "." and "(" are) and
     # ">one", ">two" (the text after a tag: "<" alone is in o200k's tags, ">" is not).
     assert token_features.features(lines)["mark_prefix"] == 2
+
+
+def test_a_style_sheet_s_properties_are_english_identifiers() -> None:
+    rules = "".join(f".panel-{name} > .title {{\n    background-color: #f6f8fa;\n    font-family: sans-serif;\n"
+                    f"    margin: 0 auto;\n    border-radius: 6px;\n}}\n" for name in ("left", "right", "header", "footer"))
+    f = token_features.features(rules)
+    assert f["word_en"] > 0.9 * (f["word_en"] + f["word_x"])  # (no "th": read as foreign words before)
+    assert token_features.features(rules.replace(";", ""))["word_en"] < 0.5 * f["word_en"]  # (no declarations)
