@@ -31,8 +31,8 @@ errors lean to over-estimating. ``tests/core/test_tokens.py`` bounds every categ
 the ``holdout`` split, which the fit never sees, and 14 languages chosen before any measure
 (``blind``, every text held out) at 10% each, and the languages added later at 15% (Latin
 ones whose words o200k knows little of are the hardest; see the README); there is no offline
-tokenizer for Anthropic's models. ``tests/core/test_tokens_outside.py`` bounds two outside checks
-built from sources the corpus does not read (``tests/data/tokens/check``, ``check2``).
+tokenizer for Anthropic's models. ``tests/core/test_tokens_outside.py`` bounds three outside checks
+built from sources the corpus does not read (``tests/data/tokens/check``, ``check2``, ``check3``).
 
 Images are counted by their pixel size (from the block, or read from the PNG/JPEG/GIF/WebP
 header), taking the larger of the two providers' published rules, since over-estimating an
