@@ -256,7 +256,7 @@ def features(text: str) -> dict[str, float]:
             # Words most of which a mark joins to the one before (hosts, paths, package names:
             # URL lists) are identifiers, English-like whatever "th" says (prose: at most 0.6).
             english = max(english, min(1.0, (join_word / words - _JOINED_FROM) / _JOINED_SPAN))
-        markup = token_markup.tags(original) if words and original.find(b"</", 0, token_markup.SAMPLE) >= 0 else None
+        markup = token_markup.tags(original) if words and original.find(b"<", 0, token_markup.SAMPLE) >= 0 else None
         if markup:
             tags_open = token_markup.tag_opens(original)
         elif english < 1.0 and words and original.find(b"{", 0, token_markup.SAMPLE) >= 0:
