@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import token_grams
+from . import token_grams, token_markup
 from .token_letters import NON_ASCII as NON_ASCII, PER_CHARACTER as PER_CHARACTER  # (re-exported)
 from .token_letters import RARE_LETTERS, SCRIPT_WORDS, other_scripts
 from .token_scripts import MAX_COST, load_costs
@@ -113,6 +113,7 @@ def _event(pair: int) -> int:
 
 
 _EVENTS = bytes(_event(i) for i in range(256))
+_NOT_WORD = bytes(i for i in range(256) if i not in (WORD, JOIN_WORD, LINE_WORD))
 _NO_EVENT = bytes(i for i in range(256) if not _EVENTS[i])
 # o200k lets a lone mark (between a non-space and a letter) open a word's piece: "os" ".path",
 # "(self"; not after a space (" -v": " -" "v") nor in a run ('="a'). Its vocabulary has such pieces
@@ -240,6 +241,7 @@ def features(text: str) -> dict[str, float]:
     words = events.count(WORD) + join_word + line_word
     # The share of English is read at the start of a long text (one class byte per character).
     in_head = _letters(cls[:_ENGLISH_SAMPLE]) if n_chars > _ENGLISH_SAMPLE else n_letters
+    tags_open = 0  # tags whose "<" opens the name's piece (markup only)
     if in_head:
         # (on the UTF-8 bytes of a short text: the same ASCII letters, one byte each)
         if n_chars <= _ENGLISH_SAMPLE:
@@ -254,6 +256,15 @@ def features(text: str) -> dict[str, float]:
             # Words most of which a mark joins to the one before (hosts, paths, package names:
             # URL lists) are identifiers, English-like whatever "th" says (prose: at most 0.6).
             english = max(english, min(1.0, (join_word / words - _JOINED_FROM) / _JOINED_SPAN))
+        markup = token_markup.tags(original) if words and original.find(b"<", 0, token_markup.SAMPLE) >= 0 else None
+        if markup:
+            tags_open = token_markup.tag_opens(original)
+        elif english < 1.0 and words and original.find(b"{", 0, token_markup.SAMPLE) >= 0:
+            markup = token_markup.declarations(original)
+        if markup:
+            in_tags = markup.translate(_CLASS_TABLE, _CONTINUATION)
+            share = _pairs(in_tags).translate(_EVENTS, _NO_EVENT).translate(None, _NOT_WORD)
+            english = token_markup.english_with_markup(english, min(1.0, len(share) / (words * min(1.0, token_markup.SAMPLE / len(original)))))
     else:
         english = 0.0
     foreign, latin_head = 1.0 - english, None
@@ -292,8 +303,9 @@ def features(text: str) -> dict[str, float]:
         f["indent"] = near.translate(_INDENT).count(b"ba") * scale
     if f["punct_run"] and words:
         joins, marks = _lone_marks(near)
-        f["punct_run"] -= joins * scale  # (its piece is the word's: "/facebook", ".com", "(text")
-        f["mark_prefix"] = marks * scale
+        tags_open = min(marks * scale, tags_open)  # (a tag's "<p", "<div": as a joining mark's)
+        f["punct_run"] -= joins * scale + tags_open  # (its piece is the word's: "/facebook", ".com", "(text")
+        f["mark_prefix"] = marks * scale - tags_open
     if foreign and n_letters:
         in_head = n_letters if n_chars <= _ACCENT_SAMPLE else _letters(cls[:_ACCENT_SAMPLE])
         if in_head:

@@ -9,7 +9,8 @@ ASCII (Han, kana, Hangul, Cyrillic, Greek, Hebrew, Arabic, Devanagari, Thai, Geo
 ...), the capitals of Cyrillic and Greek (o200k's tokens for them are small-letter words) and
 the digits of the Arabic and Indic scripts (about a token each, as numbers). A few per-text
 shares pick between regimes: how English the Latin words are ("th" backed by word-final "he",
-and underscores, per letter; words most of which a mark joins, as in URLs, are identifiers), which accents and which of k w z j y v the
+and underscores, per letter; words most of which a mark joins, as in URLs, and the words in HTML's or XML's tags are
+identifiers, ``token_markup``), which accents and which of k w z j y v the
 text uses (they tell Polish from French), whether Cyrillic text is Russian (ы, and none of
 і ї є ў ј ...: o200k knows Russian words best), how well o200k's vocabulary knows the text's letter
 4-grams (a language whose words it has no tokens for splits more: Xhosa, Welsh, Irish; a table
@@ -30,8 +31,8 @@ errors lean to over-estimating. ``tests/core/test_tokens.py`` bounds every categ
 the ``holdout`` split, which the fit never sees, and 14 languages chosen before any measure
 (``blind``, every text held out) at 10% each, and the languages added later at 15% (Latin
 ones whose words o200k knows little of are the hardest; see the README); there is no offline
-tokenizer for Anthropic's models. ``tests/core/test_tokens_outside.py`` bounds two outside checks
-built from sources the corpus does not read (``tests/data/tokens/check``, ``check2``).
+tokenizer for Anthropic's models. ``tests/core/test_tokens_outside.py`` bounds three outside checks
+built from sources the corpus does not read (``tests/data/tokens/check``, ``check2``, ``check3``).
 
 Images are counted by their pixel size (from the block, or read from the PNG/JPEG/GIF/WebP
 header), taking the larger of the two providers' published rules, since over-estimating an

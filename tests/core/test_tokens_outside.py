@@ -2,7 +2,9 @@
 machine the corpus does not read (``tests/data/tokens/build_check.py``), held out whole and
 measured once before any change (``tests/data/tokens/check/README.md``); and a second one, 392
 texts from sources neither reads (``build_check2.py``), measured before the fixes made for the
-first and read by its per-category totals only (``check2/README.md``)."""
+first and read by its per-category totals only (``check2/README.md``); and a third, 263 texts
+from sources none of those reads (``build_check3.py``), measured before the changes made after
+it and read by its totals only too (``check3/README.md``)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from orkas_nb.core import token_features, tokens
 from tests.core.calibrate_tokens import CORPUS, Sample, count, encoders, fit, markdown, table
 from tests.data.tokens.build_check import OUT
 from tests.data.tokens.build_check2 import OUT as OUT2
+from tests.data.tokens.build_check3 import OUT as OUT3
 from tests.data.tokens.build_corpus import MIN_CHARS
 
 # The scripts and formats the issue names, each with at least three texts.
@@ -207,13 +210,14 @@ def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
 # Each category's mean error as measured after the fixes (check2/README.md), with two points of
 # margin, none looser than 15%. Arabic (3 texts) was 14.3%, then 17.1% once Persian's letters
 # cost as Arabic ones, and 12.9% (signed -3.2%) once Arabic-Indic and Persian digits cost a token
-# each. The URL lists (18.4% before their joined words were read as identifiers) and
+# each. HTML (4 texts) was 11.8%, then 7.4% once the words in its tags were read as English
+# and a tag's "<" after a line break joined the name. The URL lists (18.4% before their joined words were read as identifiers) and
 # the logs (9.2% before a digit run and the space before it were held at one piece each) are at
 # what was measured after those fixes, plus two points.
 CHECK2_BOUNDS = {
     "arabic": 0.15, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.10,
     "devanagari": 0.07, "english": 0.12, "georgian": 0.12, "greek": 0.07, "han-simplified": 0.07,
-    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.14, "japanese": 0.11, "json": 0.06, "korean": 0.11,
+    "han-traditional": 0.09, "hebrew": 0.05, "html": 0.10, "japanese": 0.11, "json": 0.06, "korean": 0.11,
     "latin": 0.08, "log": 0.06, "markdown-table": 0.05, "other-script": 0.09, "thai": 0.09, "urls": 0.04,
 }
 
@@ -250,3 +254,70 @@ def test_words_joined_by_marks_are_read_as_identifiers_not_foreign_words() -> No
     assert f["word_en"] > 0.9 * (f["word_en"] + f["word_x"])
     prose = "Les fichiers sont copiés dans le répertoire, puis le paquet est configuré. " * 10
     assert token_features.features(prose)["word_en"] == 0
+
+
+# -- the third check: sources none of the others reads, measured before the changes made after
+# it (check3/README.md), and read by its totals only --------------------------------------------
+# Each category's mean error as measured before those changes, plus two points: a change may
+# move a category of texts it was never tuned on, but not make one worse.
+CHECK3_BOUNDS = {
+    "arabic": 0.05, "code": 0.10, "config": 0.10, "csv": 0.08, "cyrillic": 0.09, "devanagari": 0.18,
+    "greek": 0.17, "han-simplified": 0.11, "han-traditional": 0.05, "hebrew": 0.10, "html": 0.11,
+    "japanese": 0.09, "json": 0.08, "korean": 0.13, "latin": 0.08, "log": 0.13, "markdown-table": 0.10,
+    "thai": 0.16,
+}
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_third_check_reads_no_source_the_corpus_or_either_other_check_reads() -> None:
+    recs = _records(OUT3)
+    assert len(recs) >= 250 and len({r["id"] for r in recs}) == len(recs)
+    for r in recs:
+        assert len(r["text"]) >= MIN_CHARS and r["split"] == "holdout"
+        assert r["source"] and r["licence"] and r["package"] and r["kind"]
+    read = {r["source"] for path in [*CORPUS.glob("*.jsonl"), OUT, OUT2] for r in _records(path)}
+    assert not read & {r["source"] for r in recs}
+    # (Thai and Devanagari: all the machine's catalogues in them but the iso-codes name lists are
+    # read by the other sets; those are here, four texts and two.)
+    assert REQUIRED | {"html", "config", "log"} <= {r["category"] for r in recs}
+
+
+def test_no_category_of_the_third_check_is_off_beyond_its_bound() -> None:
+    rows = table(load_check(OUT3))
+    print("\n" + markdown(sorted(rows, key=lambda r: r.category)))
+    assert {r.category for r in rows} == set(CHECK3_BOUNDS)
+    for r in rows:
+        assert r.mae_o200k <= CHECK3_BOUNDS[r.category], f"{r.category}: mean error {r.mae_o200k:.1%}"
+
+
+def test_the_words_in_the_tags_of_a_page_are_english_identifiers() -> None:
+    # English prose in HTML: tag, attribute and class names have no "th" backed by "he", yet
+    # o200k holds them whole; read as foreign words, a page was over-estimated by 11-12%.
+    prose = "A parser reads a file, and a checker looks for errors it can report, if any are found. "
+    page = "".join(f'<div class="section-body" id="part-{i}">\n<p>{prose}<a href="errors.html#kind">more</a></p>\n</div>\n'
+                   for i in range(6))
+    f = token_features.features(page)
+    plain = token_features.features(page.replace("</", "<"))  # (no closing tag: not read as markup)
+    assert f["word_en"] > 2 * plain["word_en"]  # (the prose has no "th": its words stay foreign)
+    real = count(encoders()["o200k_base"], page)
+    assert abs(tokens.estimate_text(page) - real) / real <= BOUND
+
+
+def test_a_tag_s_opening_mark_after_a_line_break_is_in_the_name_s_piece() -> None:
+    enc = encoders()["o200k_base"]
+    assert count(enc, "x\n<p") == count(enc, "x\np") == 3  # ("x", "\n", "<p")
+    lines = "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n"
+    # Five lone marks open a word: "<ul" and the two "<li" (joined, as "_", "." and "(" are) and
+    # ">one", ">two" (the text after a tag: "<" alone is in o200k's tags, ">" is not).
+    assert token_features.features(lines)["mark_prefix"] == 2
+
+
+def test_a_style_sheet_s_properties_are_english_identifiers() -> None:
+    rules = "".join(f".panel-{name} > .title {{\n    background-color: #f6f8fa;\n    font-family: sans-serif;\n"
+                    f"    margin: 0 auto;\n    border-radius: 6px;\n}}\n" for name in ("left", "right", "header", "footer"))
+    f = token_features.features(rules)
+    assert f["word_en"] > 0.9 * (f["word_en"] + f["word_x"])  # (no "th": read as foreign words before)
+    assert token_features.features(rules.replace(";", ""))["word_en"] < 0.5 * f["word_en"]  # (no declarations)
