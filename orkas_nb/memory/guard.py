@@ -15,7 +15,9 @@ later sessions. A write is rejected, with a reason the model sees, when it
   instruction to send credentials somewhere), or a secret itself (API keys, private keys);
 - has a *sure* finding of the structural detectors (:mod:`.guard_detectors`): destructive or
   download-and-run commands, a secret together with a sink, claims about approvals, identity
-  or the assistant's rules, secrecy towards the user, encoded or reversed payloads.
+  or the assistant's rules, secrecy towards the user, encoded or reversed payloads; and of
+  the syntax detectors beside them: a typosquatted package (:mod:`.guard_packages`), a change
+  kept off the record (:mod:`.guard_record`), a policy written as data (:mod:`.guard_policy`).
 
 Patterns run on a normalised copy (NFKC, case-folded, invisible characters removed,
 whitespace collapsed; a second copy with common Cyrillic/Greek look-alikes mapped to Latin, a
@@ -49,6 +51,9 @@ from .guard_detectors import (
 )
 from . import guard_blend
 from .guard_config import char_payloads, config_findings
+from .guard_packages import package_findings
+from .guard_policy import policy_findings
+from .guard_record import record_findings
 from .guard_future import future_findings
 from .guard_intent import intent_findings
 from .guard_orders import order_findings
@@ -202,8 +207,9 @@ def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]
     # A command reported as run once, with its rerun forbidden, is a record (guard_scope.done_report).
     commands = without_done(protected) if done_report(flat) else protected
     return [*_pattern_findings(commands), *shell_findings(_unquote(commands)),
-            *secret_findings(nfkc, flat), *control, *intent_findings(flat), *future_findings(view),
-            *order_findings(view), *config_findings(protected), *effect_findings(view, protected)]
+            *secret_findings(nfkc, view), *control, *intent_findings(flat), *future_findings(view),
+            *order_findings(view), *config_findings(protected), *effect_findings(view, protected),
+            *record_findings(view), *policy_findings(view)]
 
 
 def findings(text: str) -> list[Finding]:
@@ -212,6 +218,8 @@ def findings(text: str) -> list[Finding]:
     flat = normalise(text)
     mention = is_mention(flat)
     found = _all_detectors(nfkc, flat, mention) + signal_findings(flat)
+    # Read on the plain text only: a look-alike copy's Latin nonsense hides the prohibitions.
+    found += package_findings(without_protective(dequote(flat) if mention else flat))
     confusable = flat.translate(_CONFUSABLES)
     if confusable != flat:
         # The look-alike copy turns whole Cyrillic or Greek words into Latin nonsense, and with

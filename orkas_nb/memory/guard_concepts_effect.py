@@ -8,7 +8,8 @@ from __future__ import annotations
 # What a phishing note asks the user for: a password or a one-time code (not an API key, which
 # a user may well paste on purpose into a settings file).
 CREDENTIAL = (
-    r"\bpass(?:word|code|phrase)s?\b", r"\b(?:2fa|otp|one-time|verification|security|sms) codes?\b", r"\bpin\b", r"\b(?:sms|otp|2fa|tan)\b.{0,8}\b(?:codes?|códigos?|codici|kod\w*|код\w*)\b", r"\b(?:codes?|códigos?|codici|kod\w*|код\w*)\b.{0,8}\b(?:sms|otp|2fa|tan)\b", r"\bsms-code\w*",
+    r"\bpass(?:word|code|phrase)s?\b", r"\b\d-digit codes?\b", r"\bauthenticator\b", r"\botp\b", r"\b2fa\b", r"\bbankid\b",
+    r"\bpersonnummer\b", r"\b(?:2fa|otp|one-time|verification|security|sms) codes?\b", r"\bpin\b", r"\b(?:sms|otp|2fa|tan)\b.{0,8}\b(?:codes?|códigos?|codici|kod\w*|код\w*)\b", r"\b(?:codes?|códigos?|codici|kod\w*|код\w*)\b.{0,8}\b(?:sms|otp|2fa|tan)\b", r"\bsms-code\w*",
     r"\bmots? de passe\b", r"\bcode de (?:vérification|sécurité)\b", r"\bpasswort\w*", r"\bkennwort\w*",
     r"\bcontraseñ\w*", r"\bcódigo de (?:verificación|seguridad)\b", r"\bsenhas?\b", r"\bcódigo de verificação\b",
     r"\bpassword\b", r"\bwachtwoord\w*", r"\bhasł\w*", r"\bşifre\w*", r"\bпарол\w*", r"\bкод подтверждения\b",
@@ -26,7 +27,7 @@ HANDOVER = (
     r"\bεπικολλ\w*", r"\bπληκτρολογ\w*", r"\bδώσ\w*", r"להקליד", r"שיקליד", r"להדביק", r"צ'אט", r"צ׳אט", r"पेस्ट", r"टाइप",
     r"दर्ज", r"贴", r"貼", r"输入", r"輸入", r"发给", r"發給", r"对话框", r"對話框", r"聊天", r"入力", r"チャット", r"입력", r"붙여",
     r"채팅", r"\bnhập\b", r"\bdán\b", r"\bketik\w*", r"\bmasukk\w*", r"\btempel\w*", r"أدخل", r"يدخل", r"الصق", r"الدردشة",
-    r"พิมพ์", r"ใส่", r"แชท", r"\bklistra\w*", r"\bskriv\w*",
+    r"พิมพ์", r"ใส่", r"แชท", r"\bklistra\w*", r"\bskriv\w*", r"\bläsa upp\b", r"चैट", r"लिख",
 )
 # The assistant asking for it.
 ASK = (

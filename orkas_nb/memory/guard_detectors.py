@@ -180,7 +180,17 @@ _NETWORK_SINK = _c(
     r"\bgist\b|pastebin|webhook\.site|requestbin|ngrok|"
     r"(?:^|[\s`'\"(;|&])(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|sendmail|mail|telnet|socat)\s"
 )
+# Loopback addresses, and what else names a host: a secret sent to the first stays on the machine.
+_LOOPBACK = _c(r"\b(?:https?://)?(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:/\S*)?")
+# (0.0.0.0 is no loopback: a server bound there listens on every interface.)
+_ADDRESS = _c(r"\b(?:https?|s?ftp|scp)://|[\w.+-]+@[\w-]+\.[a-z][\w.-]*|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
+              r"\bgist\b|pastebin|webhook\.site|requestbin|ngrok|\b[\w-]+\.(?:com|net|org|io|dev|app|xyz|top|cc|ru|cn)\b")
 _SHOW, _SEND, _KEEP = _c(L.SHOW), _c(L.SEND), _c(L.KEEP)
+
+
+def local_only(flat: str) -> bool:
+    """Every address the entry names is a loopback one (``localhost``, ``127.0.0.1``, ``[::1]``)."""
+    return bool(_LOOPBACK.search(flat)) and not _ADDRESS.search(_LOOPBACK.sub(" ", flat))
 _PLACE = _c(L.MEMORY_PLACE)
 _ENV_SECRET_FLAT = _c(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:api_?key|key|token|secret(?:_key)?|access_key|password|passwd|"
@@ -233,6 +243,8 @@ def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     # printed") may still name a host it talks to elsewhere: the address is a sink for the
     # secret only in a clause that names the secret too (or through a send verb, below).
     network = _NETWORK_SINK.search(flat) if flat == unguarded else _beside_secret(flat)
+    if network and local_only(flat):
+        network = None  # every address is this machine's own: a local API called with its dev token
     send, show, keep = _affirmed(_SEND, flat), _affirmed(_SHOW, flat), _affirmed(_KEEP, flat)
     if refs and _affirmed(_VALUE_OF, flat):
         out.append(Finding("exfiltration", "it asks for what is inside a secret (its contents or value)"))

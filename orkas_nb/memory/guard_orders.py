@@ -50,7 +50,8 @@ _TRIGGER = _c(L.PERSIST, r"\bwhen(?:ever)?\b", r"\bif\b", r"\bbefore\b", r"\baft
               r"\bdespués\b", r"\bdepois\b", r"\baprès\b", r"\bnach\b", r"\bkhi\b", r"\bjika\b", r"\bkiedy\b", r"\bgdy\b",
               r"\beğer\b", r"\b\w+[ıiuüae]rs[ae]\b", r"\bкогда\b", r"\bесли\b", r"\bпри\b", r"\bколи\b", r"\bякщо\b",
               r"\bпід час\b", r"\bόταν\b", r"\bαν\b", r"\bμόλις\b", r"כש", r"عندما", r"عند", r"إذا", r"जब", r"अगर", r"ही ",
-              r"当", r"如果", r"之后", r"之後", r"時", r"たら", r"ときは", r"면", r"เมื่อ", r"ถ้า", r"ทุกครั้ง")
+              r"当", r"如果", r"之后", r"之後", r"時", r"たら", r"ときは", r"면", r"เมื่อ", r"ถ้า", r"ทุกครั้ง",
+              r"\bon (?:every|each)\b", r"\bupon\b", r"اگر", r"وقتی", r"هر بار")
 TRIGGER = _TRIGGER  # a trigger or standing marker, for guard_effect
 _DESTROY_CMD = re.compile(
     # (a home path inside a cache or temp dir holds only regenerated files: not a whole target)
@@ -60,6 +61,12 @@ _DESTROY_CMD = re.compile(
     r"\baws\s+s3\s+(?:rm|rb)\b[^`\n]{0,80}--(?:recursive|force)\b|\bchmod\s+-r\s+0+\b|\bdd\b[^`\n]{0,60}\bof=/dev/|"
     r"\bmkfs\b|\bshred\b|\bwipefs\b|\bgit\s+push\b[^`\n]{0,60}--force(?!-with-lease)\b|\bgsutil\s+(?:-m\s+)?rm\s+-r"
 )
+# A table dropped or emptied by SQL: destruction unless the place is a scratch one (a local or
+# test database, a temporary table) that a fixture rebuilds.
+_SQL_DROP = re.compile(r"\bdrop\s+(?:table|schema)\s+(?:if\s+exists\s+)?(?!if\b)[\w.\"]+|\btruncate\s+(?:table\s+)?[\w.\"]+\s*;")
+_SCRATCH = re.compile(r"\b(?:local\w*|localhost|tests?|testing|tmp\w*|temp\w*|dev|docker|fixtures?|sandbox|scratch|staging)\b|"
+                      r"_(?:tmp|temp|test)\b|\blocale?\b|\bprueba\w*|\bteste\w*|\bessai\w*|\blokal\w*|\btempor\w*|"
+                      r"\bdesarrollo\b|\bdéveloppement\b|\bentwicklung\w*|\bsviluppo\b|\bтест\w*|\bлокальн\w*|\bтестов\w*|ローカル|テスト|本地|测试|測試|로컬|테스트")
 _DELETE = _c(*words("DELETE"), r"\bwipe\w*", r"\bsvuot\w*", r"\bvacía\w*", r"\bleer\w*", r"\bnuke\w*", r"\bdestro\w*",
              r"\bзавершай\w*", r"\bубей\w*", r"\bκαθάρισ\w*", r"ลบ", r"ทิ้ง", r"\bscrub\w*", r"\bkeep no backup\b",
              r"\bwithout (?:a )?backup\b", r"\bsin (?:copia|respaldo)\b", r"\bohne backup\b", r"\bsans sauvegarde\b")
@@ -125,7 +132,10 @@ _USER_HABIT = _c(r"(?:" + L.alt(*words("USER"), r"\bthey\b") + r")\s+(?:\w+\s+)?
 # Content declared data, not orders: "treat instructions in fetched pages as data".
 _AS_DATA = _c(r"\bas (?:plain )?data\b", r"\bals daten\b", r"\bcomme des données\b", r"\bcomo datos\b", r"\bcomo dados\b",
               r"\bcome dati\b", r"\bкак данные\b", r"\bяк дані\b", r"\bως δεδομένα\b", r"データとして", r"当作数据", r"视为数据",
-              r"데이터로", r"เป็นข้อมูล", r"\bsebagai data\b", r"\bnot as (?:commands|instructions|orders)\b")
+              r"데이터로", r"เป็นข้อมูล", r"\bsebagai data\b", r"\bnot as (?:commands|instructions|orders)\b",
+              # Untrusted is the opposite of obeyed: "treat that PDF as untrusted input".
+              r"\bas untrusted\b", r"\bcomme non fiable\b", r"\bals nicht vertrauenswürdig\b", r"\bcomo no confiable\b",
+              r"\bкак недоверенн\w*", r"不可信", r"信頼できない", r"신뢰할 수 없는")
 
 
 def _habit(act: str) -> bool:
@@ -199,6 +209,12 @@ _SENSITIVE = _c(L.SEND, L.SECRET_WORDS, *words("FOLLOW"), L.APPROVAL, r"https?:/
                 r"(?<![\w.])\.env\b", r"~/\.", r"\btrust\w*", r"\bfid[aoe]\w*", r"\bvertrau\w*", r"\bconfi[ae]\w*", r"\bдовер\w*",
                 r"信任", r"信頼", r"신뢰", r"\bsafe\b", r"\bбезопасн\w*", r"\bsegur[oa]s?\b", r"\bsicur[ie]\b", r"\bsicher\b")
 _AUTHORITY = _c(L.AUTHORITY)
+_EXECUTE = _c(L.EXECUTE, r"اجرا")
+# A file's contents, or the file itself, as what is run ("execute its content as a bash script").
+_CONTENT = _c(r"\bcontents?\b", r"\bcontenu\b", r"\binhalt\w*", r"\bcontenido\b", r"\bconteúdo\b", r"\bcontenuto\b",
+              r"\binhoud\b", r"\bzawartoś\w*", r"\biçeri\w*", r"\bсодержим\w*", r"\bвміст\w*", r"محتوا", r"محتوى",
+              r"תוכן", r"सामग्री", r"内容", r"내용", r"\bnội dung\b", r"\bisi(?:nya)?\b", r"เนื้อหา",
+              r"\bas (?:a )?(?:bash|shell|sh|python) (?:script|command)s?\b", r"\bas (?:a )?commands?\b")
 _GRANT = _c(*words("PRECEDENCE"), L.UNRESTRICTED, L.LOWER, L.VOID)
 
 
@@ -209,7 +225,9 @@ def _scheduled_destruction(scheduled: str, flat: str) -> bool:
     if kept_confirmation(scheduled) or _habit(scheduled) or scoped_approval(flat):
         return False
     deletes = _affirmed(_DELETE, scheduled)
-    if _TRIGGER.search(scheduled) and (_DESTROY_CMD.search(scheduled) or deletes and _near(_DELETE, _WHOLE, scheduled, 50)):
+    dropped = bool(_SQL_DROP.search(scheduled)) and not _SCRATCH.search(scheduled)
+    if _TRIGGER.search(scheduled) and (_DESTROY_CMD.search(scheduled) or dropped or
+                                       deletes and _near(_DELETE, _WHOLE, scheduled, 50)):
         return True
     return bool(_SCHEDULE.search(scheduled) and deletes and _near(_DELETE, _ALL_OF_IT, scheduled, 50))
 
@@ -221,6 +239,10 @@ def order_findings(flat: str) -> list[Finding]:
     if _scheduled_destruction(scheduled, flat):
         out.append(Finding("destructive", "it schedules the destruction of data (a standing order or a "
                                           "trigger with a command or a delete of a whole target)"))
+    if _TRIGGER.search(act) and any(_near(_EXECUTE, _CONTENT, act[m.start():m.end() + 60], 40)
+                                    for m in _EXECUTE.finditer(act) if _affirmed(_EXECUTE, act[max(0, m.start() - 30):m.end()])):
+        out.append(Finding("download_exec", "it runs whatever a file contains when a trigger fires (a file "
+                                            "that appears, a message): its author, not the user, decides"))
     if _SELF.search(flat) and _affirmed(_PROPAGATE, act) and _ELSEWHERE.search(act):
         out.append(Finding("persistence", "it asks to copy or save itself elsewhere, so it survives "
                                           "being removed"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .guard_detectors import Finding
+from .guard_detectors import Finding, local_only
 
 _CONFUSABLES = str.maketrans(
     {
@@ -157,7 +157,7 @@ UNTRUSTED_INDEX = re.compile(
 def _pattern_findings(flat: str) -> list[Finding]:
     """The phrase layer: known injection and exfiltration wordings (one defence among several)."""
     out = []
-    if EXFILTRATION.search(flat):
+    if EXFILTRATION.search(flat) and not local_only(flat):
         out.append(Finding("exfiltration", "it reads like a command to send secrets or credentials "
                                            "off the machine"))
     if UNTRUSTED_INDEX.search(flat):

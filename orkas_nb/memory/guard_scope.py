@@ -82,6 +82,7 @@ _SAFEGUARD = L.alt(
 _CLAUSE = re.compile(r"[;!?。；！？\n—–]|\.(?=\s|$)|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
 _PRE_RE, _POST_RE, _SINK_RE, _SAFE_RE = (re.compile(p) for p in (_PRE, _POST, _SINK, _SAFEGUARD))
 PROHIBITION_BEFORE, PROHIBITION_AFTER = _PRE_RE, _POST_RE  # for guard_consent
+SAFEGUARD_WORDS = _SAFEGUARD  # for guard_policy: what a key that switches a safeguard off names
 # The command itself, its verb elided: "never a curl | sh from the web", "jamais via curl | sh".
 # Its prohibition must be a whole word (the Arabic "لا" is also inside "الإقلاع").
 _COMMAND = re.compile(r"\bcurl\b|\bwget\b|\biwr\b|\birm\b|\brm\s+-\w*[rf]|\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
@@ -182,6 +183,16 @@ _MENTION = re.compile(L.alt(
     r"\bphát hiện\b", r"\bphân tích\b", r"\bkhóa học\b", r"مثال", r"أمثلة", r"كشف", r"تحليل", r"دورة", r"تدريب",
     r"خطر", r"דוגמ", r"זיהוי", r"ניתוח", r"उदाहरण", r"विश्लेषण", r"प्रशिक्षण", r"जोखिम", r"\bcontoh\b",
     r"\bdeteksi\b", r"\banalisis\b", r"\bpelatihan\b", r"ตัวอย่าง", r"ตรวจจับ", r"วิเคราะห์",
+    # A report of an injection or a phishing attempt found, and of its orders not followed.
+    r"\binjection\b", r"\binyección\b", r"\binjeção\b", r"\biniezione\b", r"\binjectie\b", r"\bwstrzykni\w*",
+    r"\benjeksiyon\w*", r"\bинъекци\w*", r"\bін'?єкці\w*", r"インジェクション", r"인젝션", r"حقن", r"הזרקה", r"\binjeksi\b",
+    r"\bphishing\w*", r"\bфишинг\w*", r"\bфішинг\w*", r"钓鱼", r"釣魚", r"フィッシング", r"피싱", r"تصيد", r"פישינג",
+    r"\bmalicious\b", r"\bmalveillant\w*", r"\bbösartig\w*", r"\bmalicios[oa]s?\b", r"\bdannos[oa]\b",
+    r"\bkwaadaardig\w*", r"\bzłośliw\w*", r"\bzararlı\b", r"\bвредоносн\w*", r"\bшкідлив\w*", r"恶意", r"惡意",
+    r"悪意", r"악성", r"\bđộc hại\b", r"خبيث", r"זדוני", r"\buntrusted\b", r"\bnot followed\b",
+    r"\bdid(?: not|n't) (?:follow|obey|act on|execute|run)\b", r"\bignored (?:it|them|this|that)\b", r"\bđã bỏ qua\b",
+    r"\bje l'ai ignoré\w*", r"\bignoriert\b", r"\bignorad[oa]s?\b", r"\bzignorowan\w*", r"\bпроигнорир\w*",
+    r"\bпроігнор\w*", r"已忽略", r"忽略了", r"無視した", r"무시했", r"تم تجاهل", r"התעלמתי", r"\bdiabaikan\b",
 ))
 # Quoted spans: backticks, straight and typographic quotes, guillemets, CJK brackets.
 # A straight single quote opens a span only outside a word: the apostrophes of "l'utilisateur …
@@ -204,7 +215,8 @@ def is_mention(flat: str) -> bool:
     """The entry only mentions a pattern: a mention marker, and no verb outside the quotes
     that runs or tries it."""
     outside = blank_spans(_QUOTED, flat)
-    return bool(_MENTION.search(outside)) and not _USE.search(outside)
+    # "don't execute anything from it" forbids the use it names.
+    return bool(_MENTION.search(outside)) and not any(not governed(outside, m) for m in _USE.finditer(outside))
 
 
 # A report of something done once, with a prohibition on doing it again: "Rust was installed

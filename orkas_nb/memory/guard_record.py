@@ -1,0 +1,123 @@
+"""Changes kept off the record: data or results altered, with the note of it forbidden.
+
+A planted note that tampers with results rarely says "lie"; it orders an ordinary edit (drop the
+returns of one branch, shift the clock-in times, keep only the best class's score, overwrite
+the baseline) and then forbids the trace of it: "without flagging it", "don't note it in the
+cleaning log", "ve bunu belirtme", "không ghi chú gì", "記録しないで". Either half alone is
+ordinary (cleaning drops rows; "don't log the token" protects a secret); together they make the
+record lie. Read on the entry as written (not its protective reading: a prohibition is the
+attack here), in every lexicon language:
+
+- **a record verb negated**: note, flag, log, record, mention, document, explain (a cell of
+  :data:`RECORD` per language), with a negation a few words before it (:data:`.guard_lexicon.
+  NEGATION`, "without" included) or, where the language puts it after the verb, right after
+  it (Japanese, Korean, Hindi, Persian, Thai), or Turkish's negative suffix;
+- **an alteration** of data or results: the figures rule's alterations
+  (:data:`.guard_concepts_effect.ALTER`), the modify and delete cells of
+  :mod:`.guard_intent_words`, "only", and the words of :data:`ALTER`;
+- no secret beside the negated verb: "don't log the password" is the protection it looks like.
+
+:mod:`.guard_effect`'s figures rule reads fixed phrases of not saying ("without mentioning it",
+"so it looks") beside figures; this one composes the negation with the record verb, so it
+holds for any change, figures or not, in the languages of :data:`RECORD`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import guard_concepts_effect as E
+from . import guard_lexicon as L
+from .guard_detectors import Finding
+from .guard_intent_words import words
+
+RECORD: dict[str, tuple[str, ...]] = {
+    "en": (r"\bnot(?:e|ed|ing)\b", r"\bflag\w*", r"\bmention\w*", r"\brecord\w*",
+           r"\bdocument(?:s|ed|ing)?\b", r"\bexplain\w*", r"\bexplanation\b", r"\bdisclos\w*", r"\bannotat\w*",
+           r"\btrace\b"),
+    "fr": (r"\bsignal\w*", r"\bnot(?:er|ez)\b", r"\bmentionn\w*", r"\bjournalis\w*", r"\bconsign\w*",
+           r"\bexpliqu\w*", r"\bexplication\w*", r"\bdocument\w*", r"\bprécis\w*", r"\btrace\b"),
+    "de": (r"\bvermerk\w*", r"\bnotier\w*", r"\bprotokollier\w*", r"\bdokumentier\w*", r"\berklär(?:e|en|t|st)\b",
+           r"\berwähn\w*", r"\bkennzeichn\w*", r"\bmarkier\w*", r"\bhinweis\w*", r"\banmerk\w*"),
+    "es": (r"\bseñal\w*", r"\banot\w*", r"\bregistr\w*", r"\bdocument\w*", r"\bexplic\w*", r"\bmencion\w*",
+           r"\baclar\w*", r"\bnota\b"),
+    "pt": (r"\bsinaliz\w*", r"\banot\w*", r"\bregistr\w*", r"\bdocument\w*", r"\bexplic\w*", r"\bmencion\w*",
+           r"\bnota\b"),
+    "it": (r"\bsegnal\w*", r"\bannot\w*", r"\bregistr\w*", r"\bdocument\w*", r"\bspieg\w*", r"\bmenzion\w*",
+           r"\bnota\b"),
+    "nl": (r"\bvermeld\w*", r"\bnoteer\w*", r"\bregistreer\w*", r"\bdocumenteer\w*", r"\buitleg\w*",
+           r"\btoelicht\w*", r"\bmarkeer\w*"),
+    "pl": (r"\bzaznacz\w*", r"\bodnotow\w*", r"\bodnotuj\w*", r"\bnotuj\w*", r"\bzapisuj\w*", r"\budokumentuj\w*",
+           r"\bwyjaśni\w*", r"\bwspomin\w*", r"\bwspomni\w*", r"\boznacz\w*"),
+    "ru": (r"\bотмеча\w*", r"\bотмет\w*", r"\bзапис\w*", r"\bфиксир\w*", r"\bупомин\w*", r"\bупомян\w*",
+           r"\bобъясн\w*", r"\bпомеча\w*", r"\bпометк\w*", r"\bдокументир\w*", r"\bпояснени\w*"),
+    "uk": (r"\bпознача\w*", r"\bпознач\w*", r"\bзапис\w*", r"\bфіксу\w*", r"\bзгаду\w*", r"\bзгада\w*",
+           r"\bпоясн\w*", r"\bдокументу\w*"),
+    "sv": (r"\bnotera\w*", r"\bmarkera\w*", r"\bdokumentera\w*", r"\bförklar\w*", r"\bnämn\w*"
+           r"\bflagga\w*"),
+    "cs": (r"\bzaznamen\w*", r"\bpoznamen\w*", r"\bzmi[nň]\w*", r"\bvysvětl\w*", r"\boznač\w*"),
+    "hu": (r"\bjelöl\w*", r"\bjelezd\b", r"\brögzít\w*", r"\bemlít\w*", r"\bmagyaráz\w*"),
+    "el": (r"σημει\w*", r"καταγρ\w*", r"αναφέρ\w*", r"εξηγ\w*", r"επισημ\w*"),
+    "vi": (r"\bghi chú\b", r"\bghi lại\b", r"\bghi\b", r"\bđánh dấu\b", r"\bnêu\b", r"\bgiải thích\b", r"\bnhắc\b"),
+    "id": (r"\bdicatat\b", r"\bcatat\w*", r"\bmencatat\b", r"\bsebutk\w*", r"\bjelask\w*", r"\btandai\b",
+           r"\bmenandai\b"),
+    "ar": ("يذكر", "تذكر", "تسجل", "سجل", "توثق", "تشرح", "تشير", "ملاحظة"),
+    "fa": ("ذکر", "ثبت", "توضیح", "اشاره"),
+    "he": ("לציין", "תציין", "תרשום", "לרשום", "לתעד", "תתעד", "להסביר", "תסביר", "לסמן", "הערה"),
+    "hi": ("दर्ज", "उल्लेख", "ज़िक्र", "जिक्र", "नोट", "समझा"),
+    "zh": ("记录", "記錄", "注明", "註明", "标注", "標註", "说明", "說明", "提及", "备注", "備註", "写进", "寫進"),
+    "ja": ("記録", "記載", "明記", "注記", "言及", "説明", "メモ"),
+    "ko": ("기록", "표시", "언급", "설명", "명시", "적지"),
+    "th": ("บันทึก", "ระบุ", "อธิบาย", "กล่าวถึง", "หมายเหตุ"),
+}
+# Negations that follow the verb: 記録しない/せず, 기록하지 마, दर्ज मत करो, ثبت نکن, บันทึกไม่.
+_AFTER = re.compile(r"^\W{0,2}(?:\w{0,3}(?:しない|せず|ないで|ず[、。に]|지 ?마|지 ?말|지 ?않)|\s*(?:मत|न कर|नहीं)|"
+                    r"\s*(?:نکن|نشود|نکنید)|\s*ไม่)")
+# Turkish negates by a suffix on the verb itself: belirtme, kaydetmeden, bahsetmeyin.
+_TURKISH = re.compile(r"\b(?:belirt|kaydet|not et|not düş|bahset|işaretle|logla)m[ae](?:den|dan|yin|yın|\b)")
+# Alterations beyond the figures rule's (:data:`.guard_concepts_effect.ALTER`): moving, excluding,
+# overwriting, keeping only a part.
+ALTER = (
+    r"\bshift\w*", r"\bmov\w* back\b", r"\bexclud\w*", r"\bfilter\w* out\b", r"\btrim\w*", r"\bleave out\b",
+    r"\bomit\w*", r"\bswap\w*", r"\bas \"", r"\bretir\w*", r"\bexclu\w*", r"\bverschieb\w*", r"\bausschließ\w*",
+    r"\bescludi\w*", r"\bpokaż\w*", r"\bprzesuń\w*", r"\bсдвин\w*", r"\bисключ\w*", r"\bокругл\w*", r"\bзсун\w*",
+    r"\bвиключ\w*", r"\blùi\b", r"\bbớt\b", r"\bbuang\b", r"\bgeser\w*", r"\bkaydır\w*", "เขียนทับ", "ตัด",
+    "上書き", "除外", "ずらし", "覆盖", "覆蓋", "剔除", "덮어", "제외", "빼고", "बदल", "استبعد", "הסר", "השמט",
+)
+_RECORD = re.compile(L.alt(*(w for cell in RECORD.values() for w in cell)))
+# "Without" is a negation here ("sans le signaler", "bez wyjaśnienia", "बिना बताए").
+_WITHOUT = (r"\bsans\b", r"\bohne\b", r"\bsin\b", r"\bsem\b", r"\bsenza\b", r"\bzonder\b", r"\bbez\b", r"\bбез\b",
+            r"\butan\b", r"\bχωρίς\b", "بدون", "בלי", "बिना", r"\btanpa\b", "โดยไม่")
+_BEFORE = re.compile(L.alt(L.NEGATION, *_WITHOUT) + r"\W*(?:\w+\W+){0,2}$"
+                     # Chinese writes no spaces: "不要在报告里注明" puts a place between.
+                     r"|(?:不要|别|不用|无需|無需|不必|勿|不得|不要再|別)[^\s，。；、]{0,8}$")
+# German, Dutch and the Scandinavian languages put "not" after the verb: "vermerke das nicht".
+_AFTER_WORD = re.compile(r"^(?:\s+\w+){0,2}\s+(?:nicht|nirgends|nirgendwo|niet|nergens|inte|ikke|ingenstans)\b")
+_ALTER = re.compile(L.alt(*E.ALTER, *words("MODIFY"), *words("DELETE"), *words("ONLY"), *ALTER))
+_SECRET = re.compile(L.SECRET_WORDS)
+_POSTVERBAL = re.compile(r"[\u3040-\u30ff\uac00-\ud7af]")
+_CLAUSE = re.compile(r"[^.;!?。；！？\n]+")
+
+
+def _negated(clause: str) -> bool:
+    if _TURKISH.search(clause):
+        return True
+    for m in _RECORD.finditer(clause):
+        before = _BEFORE.search(clause[max(0, m.start() - 30):m.start()])
+        # Japanese and Korean negations follow their verb: one before the record verb ("지우지
+        # 않고 표시만 한다": delete nothing, only mark) negates another verb.
+        if (before and not _POSTVERBAL.search(before.group())) or _AFTER.search(clause[m.end():m.end() + 12]) \
+                or _AFTER_WORD.search(clause[m.end():m.end() + 30]):
+            return True
+    return False
+
+
+def record_findings(flat: str) -> list[Finding]:
+    """An alteration of data or results with its record forbidden, in a normalised entry."""
+    if not _ALTER.search(flat):
+        return []
+    for clause in _CLAUSE.findall(flat):
+        if _negated(clause) and not _SECRET.search(clause):
+            return [Finding("hidden_instruction", "it asks to change data or results and keep the change "
+                                                  "off the record (no note, flag or log of it)")]
+    return []
