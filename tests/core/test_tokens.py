@@ -171,6 +171,70 @@ def test_the_gram_table_is_loaded_only_when_a_foreign_latin_text_needs_it() -> N
     assert out == ["False", "True"]
 
 
+def test_the_trigram_table_of_the_other_scripts_is_read_off_o200ks_vocabulary() -> None:
+    from orkas_nb.core.token_trigrams import TABLE
+    from tests.core.calibrate_tokens import trigram_table
+
+    shipped = TABLE.read_bytes()
+    assert zlib.decompress(shipped) == zlib.decompress(trigram_table())
+    assert len(shipped) < 40_000  # (the package ships it: about 30 KB)
+
+
+# Names transliterated into a script (African capitals, written for this test) and prose of the
+# same length: o200k splits the names into pieces of a letter or two, and holds the prose's words.
+_NAMES = {
+    "cyrillic": ("Уагадугу, Нуакшот, Бамако, Киншаса, Либревиль, Бужумбура, Антананариву, Лилонгве, Мапуту, "
+                 "Виндхук, Габороне, Хараре, Лусака, Кигали, Джибути, Могадишо, Нджамена, Ниамей, Абуджа"),
+    "greek": ("Ουαγκαντούγκου, Νουακσότ, Μπαμάκο, Κινσάσα, Λιμπρεβίλ, Μπουζουμπούρα, Ανταναναρίβο, Λιλόνγκουε, "
+              "Μαπούτο, Βίντχουκ, Γκαμπορόνε, Χαράρε, Λουσάκα, Κιγκάλι, Τζιμπουτί, Ασμάρα, Χαρτούμ, Αμπούτζα"),
+    "hebrew": ("ואגדוגו, נואקשוט, במאקו, קינשאסה, ליברוויל, בוז'ומבורה, אנטננריבו, לילונגווה, מאפוטו, וינדהוק, "
+               "גבורונה, הררה, לוסקה, קיגאלי, ג'יבוטי, מוגדישו, אסמרה, חרטום, נג'מנה, ניאמיי, אבוג'ה"),
+}
+_PROSE = {
+    "cyrillic": ("Выберите файл, который будет сохранён в системе пользователя. Вы можете выбрать другой файл "
+                 "или отменить операцию. Если файл уже существует, он будет перезаписан без предупреждения."),
+    "greek": ("Επιλέξτε το αρχείο που θα αποθηκευτεί στο σύστημα του χρήστη. Μπορείτε να επιλέξετε άλλο αρχείο "
+              "ή να ακυρώσετε τη λειτουργία. Αν το αρχείο υπάρχει ήδη, θα αντικατασταθεί."),
+    "hebrew": ("בחר את הקובץ שיישמר במערכת של המשתמש. אתה יכול לבחור קובץ אחר או לבטל את הפעולה. אם הקובץ "
+               "כבר קיים, הוא יוחלף ללא אזהרה, לכן בדוק את השם לפני השמירה."),
+}
+
+
+@pytest.mark.parametrize("script", sorted(_NAMES))
+def test_names_whose_letter_trigrams_o200k_has_no_tokens_for_cost_more(script: str) -> None:
+    from tests.core.calibrate_tokens import count, encoders
+
+    enc = encoders()["o200k_base"]
+    names, prose = token_features.features(_NAMES[script]), token_features.features(_PROSE[script])
+    unknown = "script_trigram_0"
+    assert names[unknown] / len(_NAMES[script]) > 2 * prose.get(unknown, 0) / len(_PROSE[script])
+    assert token_tables.WEIGHTS[unknown] > 0
+    real = count(enc, _NAMES[script])
+    saved = dict(tokens.WEIGHTS)
+    try:
+        tokens.WEIGHTS.update({key: 0.0 for key in saved if key.startswith("script_trigram_")})
+        without = estimate_text(_NAMES[script])
+    finally:
+        tokens.WEIGHTS.update(saved)
+    # (Russian -15%, Greek -33%, Hebrew -16% with the trigrams' weights at 0; -6%, -12%, -1% with them; the
+    # estimator before them: -9%, -21%, -6%)
+    assert without < 0.85 * real <= estimate_text(_NAMES[script])
+    # A capital is read as its small letter (script_upper costs it apart).
+    assert token_features.features(_NAMES[script].lower())[unknown] == names[unknown]
+
+
+def test_the_trigram_table_is_loaded_only_when_a_text_of_those_scripts_needs_it() -> None:
+    import subprocess
+    import sys
+
+    code = ("from orkas_nb.core.tokens import estimate_text; estimate_text('你好，世界'); "
+            "estimate_text('la kwinkqubo ngokwemiga, and a word in Russian: слово'); "
+            "from orkas_nb.core import token_trigrams; print(bool(token_trigrams._TABLES)); "
+            "estimate_text('Уагадугу, Нуакшот, Бамако, Киншаса'); print(bool(token_trigrams._TABLES))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]
+
+
 def test_a_character_outside_the_fitted_blocks_leaves_its_lead_bytes_class() -> None:
     # Tifinagh shares its lead byte with the punctuation, Vai with Hangul, N'Ko with Arabic,
     # Adlam with the emoji, Lao with Thai.
