@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import token_trigrams
+from . import token_hangul, token_trigrams
 from .token_scripts import BRAHMIC, brahmic, script_digits, unfitted_blocks
 from .token_tables import ACCENT_WEIGHTS
 
@@ -29,9 +29,10 @@ _SCRIPT_CLASSES = ("latin_ext", "viet", *(f"accent_{c}" for c in ACCENT_WEIGHTS)
                    "kana", "cjk_punct", "fullwidth", "hangul", "cyrillic", "cyrillic_x", "greek", "armenian", "hebrew", "arabic",
                    *BRAHMIC, "unfitted", "symbol", "emoji")
 _SCRIPT_WORD = (*(f"{name}_word" for name in SCRIPT_WORDS.values()), "cyrillic_word_x")
-# The letter trigrams of the alphabets beyond Latin that o200k's tokens hold in none or few
-# (half the trigrams are sampled: at most one per character).
-TRIGRAMS = ("script_trigram_0", "script_trigram_1")
+# The letter trigrams of the alphabets beyond Latin, and the pairs of Hangul syllables, that
+# o200k's tokens hold in none or few (sampled: at most one per character; a character is of one
+# script, and a syllable's pair is either).
+TRIGRAMS = ("script_trigram_0", "script_trigram_1", "hangul_pair_0", "hangul_pair_1")
 _RARE = tuple(f"rare_{c}" for c in RARE_LETTERS)
 PER_CHARACTER: dict[str, list[Any]] = {
     "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), ("gram_0", "gram_1", "gram_2", "gram_0_en"), "upper", "camel", _RARE, _SCRIPT_CLASSES],
@@ -134,6 +135,8 @@ def unfamiliar_trigrams(f: dict[str, float], original: bytes, starts: dict[str, 
             unknown, rare = token_trigrams.counts(original, script, starts[script])
             f["script_trigram_0"] = f.get("script_trigram_0", 0.0) + unknown
             f["script_trigram_1"] = f.get("script_trigram_1", 0.0) + rare
+    if f.get("hangul", 0) >= token_hangul.MIN_SYLLABLES:  # (pairs of syllables, token_hangul: weights of their own)
+        f["hangul_pair_0"], f["hangul_pair_1"] = token_hangul.counts(original, script_start(original, "hangul"))
 
 
 def cyrillic_languages(f: dict[str, float], original: bytes, start: int | None = None) -> None:

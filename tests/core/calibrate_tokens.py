@@ -486,11 +486,35 @@ def trigram_table() -> bytes:
     return zlib.compress(b"".join(trigram_table_of(*block) for block in SCRIPTS.values()), 9)
 
 
+def hangul_table() -> bytes:
+    """The levels of Hangul syllable pairs by hash (``orkas_nb.core.token_hangul``), read off
+    o200k's vocabulary alone, compressed as ``orkas_nb/core/data/token_hangul.zlib`` stores them."""
+    import zlib
+
+    from orkas_nb.core.token_hangul import FIRST_SYLLABLE, LAST_SYLLABLE, LEVELS_SIZE, NOT_SYLLABLE, pair_hash
+
+    holders: dict[int, int] = {}
+    for starts, word in _script_tokens(FIRST_SYLLABLE, LAST_SYLLABLE):
+        x = [NOT_SYLLABLE] * starts + [ord(c) for c in word]
+        for h in {pair_hash(x[i], x[i + 1]) for i in range(len(x) - 1)}:
+            holders[h] = holders.get(h, 0) + 1
+    levels = bytearray(b"0" * LEVELS_SIZE)
+    for h, n in holders.items():
+        levels[h] = 48 + sum(n > t for t in TRIGRAM_THRESHOLDS)
+    for first in [*range(FIRST_SYLLABLE, LAST_SYLLABLE + 1), NOT_SYLLABLE]:
+        h = pair_hash(first, NOT_SYLLABLE)  # (a pair that ends a word: not one a token could hold)
+        if levels[h] == ord("0"):
+            levels[h] = ord("x")
+    return zlib.compress(bytes(levels), 9)
+
+
 def write_trigram_table() -> None:
-    from orkas_nb.core import token_trigrams
+    from orkas_nb.core import token_hangul, token_trigrams
 
     token_trigrams.TABLE.write_bytes(trigram_table())
     token_trigrams._TABLES.clear()
+    token_hangul.TABLE.write_bytes(hangul_table())
+    token_hangul._LEVELS.clear()
 
 
 def main() -> None:

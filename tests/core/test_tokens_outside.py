@@ -271,11 +271,12 @@ def test_words_joined_by_marks_are_read_as_identifiers_not_foreign_words() -> No
 # move a category of texts it was never tuned on, but not make one worse. The name lists and
 # Cyrillic at what was measured once the letter trigrams o200k lacks cost apart, plus two points
 # (Devanagari 15.7% -> 12.5%, Greek 14.4% -> 7.0%, Thai 13.5% -> 11.7%, Hebrew 8.0% -> 6.0%,
-# Cyrillic 6.3% -> 5.6%).
+# Cyrillic 6.3% -> 5.6%), and Korean at its figure once the pairs of Hangul syllables o200k lacks
+# cost apart (10.8% -> 8.1%).
 CHECK3_BOUNDS = {
     "arabic": 0.05, "code": 0.10, "config": 0.10, "csv": 0.08, "cyrillic": 0.08, "devanagari": 0.15,
     "greek": 0.09, "han-simplified": 0.11, "han-traditional": 0.05, "hebrew": 0.08, "html": 0.11,
-    "japanese": 0.09, "json": 0.08, "korean": 0.13, "latin": 0.08, "log": 0.13, "markdown-table": 0.10,
+    "japanese": 0.09, "json": 0.08, "korean": 0.11, "latin": 0.08, "log": 0.13, "markdown-table": 0.10,
     "thai": 0.14,
 }
 
