@@ -9,7 +9,7 @@
     python tests/core/calibrate_tokens.py --han-table  # the Han characters o200k has one token for
     python tests/core/calibrate_tokens.py --block-costs  # o200k's cost of the blocks no weight is fitted on
     python tests/core/calibrate_tokens.py --gram-table --write  # o200k's letter 4-grams (core/data/token_grams.zlib)
-    python tests/core/calibrate_tokens.py --trigram-table --write  # ... letter trigrams of other scripts (token_trigrams.zlib)
+    python tests/core/calibrate_tokens.py --trigram-table --write  # ... trigrams of other scripts, Hangul pairs (token_trigrams.zlib, token_hangul.zlib)
 
 The corpus is ``tests/data/tokens/corpus/<category>.jsonl`` (built by
 ``tests/data/tokens/build_corpus.py`` and ``build_unseen.py``, with each text's source and
@@ -531,7 +531,7 @@ def main() -> None:
     parser.add_argument("--gram-table", action="store_true",
                         help="the letter 4-gram levels of o200k's vocabulary (with --write: into core/data/token_grams.zlib)")
     parser.add_argument("--trigram-table", action="store_true",
-                        help="the letter trigram levels of o200k's vocabulary for the scripts beyond Latin (with --write: core/data/token_trigrams.zlib)")
+                        help="the letter trigram levels of o200k's vocabulary for the scripts beyond Latin and its Hangul pair levels (with --write: core/data/token_trigrams.zlib, token_hangul.zlib)")
     parser.add_argument("--block-costs", action="store_true",
                         help="print the cost table of the blocks outside the fitted ones")
     args = parser.parse_args()
