@@ -15,7 +15,10 @@ text uses (they tell Polish from French), whether Cyrillic text is Russian (ы, 
 і ї є ў ј ...: o200k knows Russian words best), how well o200k's vocabulary knows the text's letter
 4-grams (a language whose words it has no tokens for splits more: Xhosa, Welsh, Irish; a table
 read off the vocabulary itself, ``token_grams``; its unknown 4-grams also tell a hash or base64
-among English words and code), and whether Han text is
+among English words and code), how well it knows the letter trigrams of a Cyrillic, Greek,
+Hebrew, Arabic, Devanagari or Thai text and the syllable pairs of a Korean one (names and rare
+words, split into pieces of a letter or two: lists of names were under by 14-22%;
+``token_trigrams``, ``token_hangul``), and whether Han text is
 simplified, traditional or Japanese; Han characters o200k has no token for are counted apart
 (a table of the 2,515 it has). A character of a block no weight was fitted on (Tifinagh,
 Cherokee, N'Ko, Vai, Adlam ...) costs what o200k spends on it alone (a table read off o200k),

@@ -80,8 +80,9 @@ def test_no_text_of_the_check_is_under_estimated_by_more_than_the_worst_bound() 
         errs.append(((tokens.estimate_text(s.text) - real) / real, s.name))
     errs.sort()
     print("\nworst under:", errs[:5], "\nworst over:", errs[-5:])
-    # City-name lists in Thai (tzdata's debconf choices) are the worst: o200k has no tokens for
-    # the transliterated names (-20%; -26% before a run of Thai after a space had its own cost).
+    # City-name lists in Thai (tzdata's debconf choices) were the worst: o200k has no tokens for
+    # the transliterated names (-20%; -26% before a run of Thai after a space had its own cost;
+    # -16% once the letter trigrams its tokens lack cost apart, token_trigrams).
     # Belarusian's (-24%, then -17%) came to -4% once a Cyrillic capital cost its own.
     assert errs[0][0] >= -0.21, errs[:3]
     assert sum(abs(e) <= BOUND for e, _ in errs) >= 0.80 * len(errs)  # (242 of 298; 233, 217 before)
@@ -213,7 +214,9 @@ def test_a_run_of_thai_after_a_space_or_a_mark_opens_a_piece() -> None:
 # each. HTML (4 texts) was 11.8%, then 7.4% once the words in its tags were read as English
 # and a tag's "<" after a line break joined the name. The URL lists (18.4% before their joined words were read as identifiers) and
 # the logs (9.2% before a digit run and the space before it were held at one piece each) are at
-# what was measured after those fixes, plus two points.
+# what was measured after those fixes, plus two points. Devanagari (2 texts, prose) was 4.4%, then
+# 6.8% once the letter trigrams o200k lacks cost apart (the per-letter weight fell as the
+# trigrams took the names' cost; the third check's Devanagari name lists went 15.7% -> 12.5%).
 CHECK2_BOUNDS = {
     "arabic": 0.15, "code": 0.11, "code-i18n": 0.09, "config": 0.10, "csv": 0.10, "cyrillic": 0.10,
     "devanagari": 0.07, "english": 0.12, "georgian": 0.12, "greek": 0.07, "han-simplified": 0.07,
@@ -265,12 +268,16 @@ def test_words_joined_by_marks_are_read_as_identifiers_not_foreign_words() -> No
 # -- the third check: sources none of the others reads, measured before the changes made after
 # it (check3/README.md), and read by its totals only --------------------------------------------
 # Each category's mean error as measured before those changes, plus two points: a change may
-# move a category of texts it was never tuned on, but not make one worse.
+# move a category of texts it was never tuned on, but not make one worse. The name lists and
+# Cyrillic at what was measured once the letter trigrams o200k lacks cost apart, plus two points
+# (Devanagari 15.7% -> 12.5%, Greek 14.4% -> 7.0%, Thai 13.5% -> 11.7%, Hebrew 8.0% -> 6.0%,
+# Cyrillic 6.3% -> 5.6%), and Korean at its figure once the pairs of Hangul syllables o200k lacks
+# cost apart (10.8% -> 8.1%).
 CHECK3_BOUNDS = {
-    "arabic": 0.05, "code": 0.10, "config": 0.10, "csv": 0.08, "cyrillic": 0.09, "devanagari": 0.18,
-    "greek": 0.17, "han-simplified": 0.11, "han-traditional": 0.05, "hebrew": 0.10, "html": 0.11,
-    "japanese": 0.09, "json": 0.08, "korean": 0.13, "latin": 0.08, "log": 0.13, "markdown-table": 0.10,
-    "thai": 0.16,
+    "arabic": 0.05, "code": 0.10, "config": 0.10, "csv": 0.08, "cyrillic": 0.08, "devanagari": 0.15,
+    "greek": 0.09, "han-simplified": 0.11, "han-traditional": 0.05, "hebrew": 0.08, "html": 0.11,
+    "japanese": 0.09, "json": 0.08, "korean": 0.11, "latin": 0.08, "log": 0.13, "markdown-table": 0.10,
+    "thai": 0.14,
 }
 
 
