@@ -78,7 +78,7 @@ _TURKISH = re.compile(r"\b(?:belirt|kaydet|not et|not düş|bahset|işaretle|log
 # Alterations beyond the figures rule's (:data:`.guard_concepts_effect.ALTER`): moving, excluding,
 # overwriting, keeping only a part.
 ALTER = (
-    r"\bshift\w*", r"\bmov\w* back\b", r"\bexclud\w*", r"\bfilter\w* out\b", r"\btrim\w*", r"\bleave out\b",
+    r"\bshift\w*", r"\bmov\w* back\b", r"\bfilter\w* out\b", r"\btrim\w*", r"\bleave out\b",
     r"\bomit\w*", r"\bswap\w*", r"\bas \"", r"\bretir\w*", r"\bexclu\w*", r"\bverschieb\w*", r"\bausschließ\w*",
     r"\bescludi\w*", r"\bpokaż\w*", r"\bprzesuń\w*", r"\bсдвин\w*", r"\bисключ\w*", r"\bокругл\w*", r"\bзсун\w*",
     r"\bвиключ\w*", r"\blùi\b", r"\bbớt\b", r"\bbuang\b", r"\bgeser\w*", r"\bkaydır\w*", "เขียนทับ", "ตัด",

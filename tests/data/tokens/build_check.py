@@ -45,6 +45,9 @@ from tests.data.tokens.build_corpus import (  # noqa: E402
 
 OUT = HERE / "check" / "outside.jsonl"
 NODE = Path("/work/main/labextension/node_modules")  # the labextension's npm install on this machine
+# The Rust toolchain's HTML documentation (rustup's stable toolchain), read by the second and third checks.
+RUST = Path("/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/rust/html")
+RUST_LICENCE = ("Rust documentation (rustup toolchain, stable)", "MIT OR Apache-2.0")
 SEED = 19
 PER_LANGUAGE = 3  # texts of one language, kind and category
 RNG = random.Random(SEED)

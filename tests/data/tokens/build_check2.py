@@ -39,13 +39,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from tests.data.tokens import build_check as bc  # noqa: E402
-from tests.data.tokens.build_check import NODE, RECORDS, add, category_of, pieces, read, sample  # noqa: E402
+from tests.data.tokens.build_check import NODE, RECORDS, RUST, RUST_LICENCE, add, category_of, pieces, read, sample  # noqa: E402
 from tests.data.tokens.build_corpus import SITE, _rows_to_csv, _rows_to_markdown, chunks, render_man  # noqa: E402
 
 OUT = HERE / "check2" / "outside.jsonl"
 SEED = 2026
-RUST = Path("/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/rust/html")
-RUST_LICENCE = ("Rust documentation (rustup toolchain, stable)", "MIT OR Apache-2.0")
 CPYTHON_HEADERS = "/root/.pyenv/versions/3.11.7/include/python3.11"
 CPYTHON_LICENCE = ("CPython 3.11.7 (C headers)", "PSF-2.0")
 JDK = Path("/usr/lib/jvm/temurin-25-jdk-amd64/lib/src.zip")

@@ -32,13 +32,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from tests.data.tokens import build_check as bc  # noqa: E402
-from tests.data.tokens.build_check import NODE, RECORDS, add, category_of, pieces, read, sample  # noqa: E402
+from tests.data.tokens.build_check import NODE, RECORDS, RUST, RUST_LICENCE, add, category_of, pieces, read, sample  # noqa: E402
 from tests.data.tokens.build_corpus import SITE, STDLIB, _rows_to_csv, _rows_to_markdown, catalogue, chunks, markdown_tables  # noqa: E402
 
 OUT = HERE / "check3" / "outside.jsonl"
 SEED = 3033
-RUST = Path("/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/rust/html")
-RUST_LICENCE = ("Rust documentation (rustup toolchain, stable)", "MIT OR Apache-2.0")
 LOCALE_DIR = Path("/usr/share/locale")
 # The locales of the scripts and languages the issue names (several Latin ones).
 LOCALES = ["ar", "fa", "ur", "th", "hi", "mr", "ne", "he", "ru", "uk", "bg", "sr", "be", "kk", "el",
