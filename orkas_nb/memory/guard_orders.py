@@ -232,6 +232,12 @@ def _scheduled_destruction(scheduled: str, flat: str) -> bool:
     return bool(_SCHEDULE.search(scheduled) and deletes and _near(_DELETE, _ALL_OF_IT, scheduled, 50))
 
 
+def _runs_contents(act: str) -> bool:
+    """A run verb, not negated, with a file's contents right after it ("execute its content")."""
+    return any(not _NEG.search(act[max(0, m.start() - 25):m.start()]) and _CONTENT.search(act, m.start(), m.end() + 40)
+               for m in _EXECUTE.finditer(act))
+
+
 def order_findings(flat: str) -> list[Finding]:
     act = without_protective(flat)
     out: list[Finding] = []
@@ -239,8 +245,7 @@ def order_findings(flat: str) -> list[Finding]:
     if _scheduled_destruction(scheduled, flat):
         out.append(Finding("destructive", "it schedules the destruction of data (a standing order or a "
                                           "trigger with a command or a delete of a whole target)"))
-    if _TRIGGER.search(act) and any(_near(_EXECUTE, _CONTENT, act[m.start():m.end() + 60], 40)
-                                    for m in _EXECUTE.finditer(act) if _affirmed(_EXECUTE, act[max(0, m.start() - 30):m.end()])):
+    if _TRIGGER.search(act) and _runs_contents(act):
         out.append(Finding("download_exec", "it runs whatever a file contains when a trigger fires (a file "
                                             "that appears, a message): its author, not the user, decides"))
     if _SELF.search(flat) and _affirmed(_PROPAGATE, act) and _ELSEWHERE.search(act):

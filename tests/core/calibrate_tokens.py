@@ -31,6 +31,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -370,22 +371,26 @@ def _gram_letter(c: str) -> int:
     return 0
 
 
+def _o200k_words() -> Iterator[tuple[bool, str]]:
+    """o200k's tokens that are whole UTF-8 text, each as (whether a space opens it, the rest)."""
+    for token in encoders()["o200k_base"].token_byte_values():  # type: ignore[attr-defined]
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        starts = text.startswith(" ")
+        yield starts, text[1:] if starts else text
+
+
 def gram_levels() -> bytes:
     """How well o200k's vocabulary knows each 4-gram of letters, read off the vocabulary alone,
     never off a language's text: for every index a << 15 | b << 10 | c << 5 | d (the letters'
     numbers, ``_gram_letter``; 0 a word start, only in the first place) the level "0"-"3" of
     how many distinct letter tokens hold it (GRAM_THRESHOLDS), "x" for an index that is no
     4-gram."""
-    enc = encoders()["o200k_base"]
     holders: dict[int, int] = {}
     seen = set()
-    for token in enc.token_byte_values():  # type: ignore[attr-defined]
-        try:
-            text = token.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        starts = text.startswith(" ")
-        word = text[1:] if starts else text
+    for starts, word in _o200k_words():
         x = [0] * starts + [_gram_letter(c) for c in word]
         if not word or 0 in x[starts:] or (starts, word.lower()) in seen:
             continue
@@ -424,15 +429,9 @@ def _script_tokens(first: int, last: int) -> list[tuple[bool, str]]:
     each (whether a space opens it, its word in small letters), without repeats."""
     import unicodedata
 
-    enc = encoders()["o200k_base"]
     out: set[tuple[bool, str]] = set()
-    for token in enc.token_byte_values():  # type: ignore[attr-defined]
-        try:
-            text = token.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        starts = text.startswith(" ")
-        word = (text[1:] if starts else text).lower()
+    for starts, word in _o200k_words():
+        word = word.lower()
         if word and all(first <= ord(c) <= last and unicodedata.category(c)[0] in "LM" for c in word):
             out.add((starts, word))
     return sorted(out)
