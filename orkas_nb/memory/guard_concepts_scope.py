@@ -50,7 +50,7 @@ DOCUMENT = (
     r"\bpages?\b", r"\bweb ?pages?\b", r"\bpdfs?\b", r"\bdocuments?\b", r"\bfiles?\b", r"\be?-?mails?\b", r"\btext\b",
     r"\bcomments?\b", r"\bissues?\b", r"\breadme\w*", r"\bsites?\b", r"\bwebsites?\b", r"\bmessages?\b", r"\btickets?\b",
     r"\bfichiers?\b", r"\btexte\b", r"\bcourriels?\b", r"\bseiten?\b", r"\bwebseite\w*", r"\bcorreos?\b", r"\bdokument\w*", r"\bdatei\w*", r"\bnachricht\w*",
-    r"\bpáginas?\b", r"\bdocumentos?\b", r"\barchivos?\b", r"\btexto\b", r"\bcorreos?\b", r"\barquivos?\b", r"\bpagin[ae]\b",
+    r"\b(?:web)?pagina\w*", r"\bpáginas?\b", r"\bdocumentos?\b", r"\barchivos?\b", r"\btexto\b", r"\bcorreos?\b", r"\barquivos?\b", r"\bpagin[ae]\b",
     r"\btesto\b", r"\btekst\w*", r"\bstron[aey]\b", r"\bplik\w*", r"\bsayfa\w*", r"\bbelge\w*", r"\bdosya\w*", r"\bmetin\w*",
     r"\bσελίδ\w*", r"\bέγγραφ\w*", r"\bαρχεί\w*", r"\bκείμεν\w*", r"\bμήνυμ\w*", r"\bстраниц\w*", r"\bдокумент\w*", r"\bфайл\w*",
     r"\bтекст\w*", r"\bписьм\w*", r"\bсторінк\w*", r"页面", r"网页", r"文档", r"文件", r"文本", r"網頁", r"文檔", r"ページ", r"文書",
@@ -77,14 +77,17 @@ REPORT = (
     r"\breport\w*", r"\bflag\w*", r"\bsignal\w*", r"\bmeld\w*", r"\binform\w*", r"\bαναφέρ\w*", r"\bεπισημ\w*",
     r"\bсообща\w*", r"\bповідом\w*", r"\bbildir\w*", r"\brapport\w*", r"\bzgłasz\w*", r"\blapor\w*", r"报告", r"報告",
     r"举报", r"報告する", r"知らせ", r"보고", r"알리", r"\bbáo cáo\b", r"أبلغ", r"ابلغ", r"دווח", r"דווח", r"מדווח", r"बता",
-    r"रिपोर्ट", r"แจ้ง", r"รายงาน",
+    r"रिपोर्ट", r"แจ้ง", r"รายงาน", r"告知", r"通知", r"\bingelicht\b", r"\bgemeld\b", r"\bgemeldet\b", r"\bprévenu\w*", r"\bavisad[oa]\b", r"\bavvisat[oa]\b",
+    r"\bphishing\b", r"\bфишинг\w*", r"\bфішинг\w*", r"钓鱼", r"釣魚",
+    r"フィッシング", r"피싱",
 )
 # Running or obeying what was found (what a report-not-obey note forbids).
 OBEY = (
     r"\bopen\w*", r"\bclick\w*", r"\bouvr\w*", r"\böffne\w*", r"\babr[aei]\w*", r"\bapri\w*", r"\bεκτελ\w*", r"\bακολουθ\w*",
     r"\bανοίγ\w*", r"\bвыполня\w*", r"\bвыполн\w*", r"\bвиконува\w*", r"\buygula\w*", r"\baç\w*", r"\bwykonuj\w*", r"执行",
     r"執行", r"照做", r"実行", r"従", r"실행", r"따르", r"\bthực hiện\b", r"\bjalankan\b", r"\bikuti\b", r"تنفذ", r"نفذ", r"تتبع",
-    r"לבצע", r"תבצע", r"מבצע", r"पालन", r"चला", r"ทำตาม",
+    r"לבצע", r"תבצע", r"מבצע", r"पालन", r"चला", r"ทำตาม", r"\bact(?:ed|ing|s)? (?:up)?on\b", r"\buitgevoerd\b",
+    r"\buitvoer\w*", r"\bopgevolgd\b", r"\bausgeführt\b", r"\bbefolgt\b", r"\bexécut\w*", r"\bejecut\w*", r"\bexecut\w*", r"\besegu\w*",
 )
 
 # Negators placed after the verb they govern ("führe sie nicht aus", "voer het niet uit", "n'exécute pas").

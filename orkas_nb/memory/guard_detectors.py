@@ -36,6 +36,7 @@ from . import guard_lexicon as L
 from .guard_kept import without_kept_consent, without_name_only
 from .guard_consent import lowered_approval, waived_confirmation
 from .guard_scope import clauses, without_protective
+from .guard_objects import affirmed as _affirmed, near as _near
 from .guard_intent_words import words as intent_words
 
 
@@ -119,7 +120,8 @@ def shell_findings(flat: str) -> list[Finding]:
         hit = _dangerous(targets)
         if recursive and hit:
             out.append(Finding("destructive", f"it holds a command that deletes {hit!r} recursively"))
-    for seg in _segments(flat, r"find"):
+    # A quoted pattern is one of find's arguments ("find / -name '*.db' -delete"), not its end.
+    for seg in _segments(re.sub(r"\"[^\"\n`]*\"|'[^'\n`]*'", "q", flat), r"find"):
         _, targets = _targets(seg.split(" -", 1)[0])
         if re.search(r"\s-delete\b|\s-exec\s+rm\b", seg) and _dangerous(targets[:1]):
             out.append(Finding("destructive", "it holds a find command that deletes a whole tree"))
@@ -175,10 +177,14 @@ _SECRET_REF = _c(
     r"~/\.ssh\b|\bssh\b.{0,6}(?:keys?|鍵|키)|\b(?:ssh|private|secret|access) key|\bwhoami\b|\buname\b|\bifconfig\b"
 )
 _SECRET_WORD = _c(L.SECRET_WORDS)
+_NETWORK_COMMAND = (r"(?:^|[\s`'\"(;|&])(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|sendmail|mail|telnet|socat)\s|"
+                    r"\b(?:requests|httpx|aiohttp|urllib3?|session)\.(?:get|post|put|patch|request)\(|\burlopen\(|"
+                    r"\bfetch\(|\binvoke-(?:webrequest|restmethod)\b")
+# A URL with a query parameter to fill ("include it as the ?t= parameter"): the address carries it.
+_QUERY_SLOT = r"https?://\S*\?\S*=|[?&]\w+=(?:\s|$|[`'\")])"
 _NETWORK_SINK = _c(
     r"\bhttps?://|\b(?:s?ftp|scp)://|[\w.+-]+@[\w-]+\.[a-z][\w.-]*|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
-    r"\bgist\b|pastebin|webhook\.site|requestbin|ngrok|"
-    r"(?:^|[\s`'\"(;|&])(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|sendmail|mail|telnet|socat)\s"
+    r"\bgist\b|pastebin|webhook\.site|requestbin|ngrok|" + _NETWORK_COMMAND
 )
 # Loopback addresses, and what else names a host: a secret sent to the first stays on the machine.
 _LOOPBACK = _c(r"\b(?:https?://)?(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:/\S*)?")
@@ -186,6 +192,9 @@ _LOOPBACK = _c(r"\b(?:https?://)?(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d
 _ADDRESS = _c(r"\b(?:https?|s?ftp|scp)://|[\w.+-]+@[\w-]+\.[a-z][\w.-]*|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
               r"\bgist\b|pastebin|webhook\.site|requestbin|ngrok|\b[\w-]+\.(?:com|net|org|io|dev|app|xyz|top|cc|ru|cn)\b")
 _SHOW, _SEND, _KEEP = _c(L.SHOW), _c(L.SEND), _c(L.KEEP)
+# Places anyone can read: a secret kept there is published, whatever the verb says.
+_PUBLIC_PLACE = _c(r"\bgists?\b|pastebin|\bpublic(?:ly)?\b|\böffentlich\w*|\bpublique?s?\b|\bpúblic[oa]s?\b|\bpubblic[oa]\b|"
+                   r"\bherkese açık\b|\bпубличн\w*|\bпублічн\w*|\bpubliczn\w*|\bopenbaar\b|公开|公開|공개|\bcông khai\b|\bpublik\b")
 
 
 def local_only(flat: str) -> bool:
@@ -196,23 +205,11 @@ _ENV_SECRET_FLAT = _c(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:api_?key|key|token|secret(?:_key)?|access_key|password|passwd|"
     r"pwd|credentials?)\b"
 )
-_NEG = _c(L.NEGATION + r"(?!\W*(?:forget|fail|omit|hesitate|neglect)\b)\W*(?:\w+\W+){0,3}$")
 _OUTPUT = _c(L.OUTPUT_PLACE)
 _BULK = _c(r"\b(?:every|all|each)\b.{0,15}\bfiles?\b|\bthe (?:whole |entire )?(?:folder|repo(?:sitory)?|codebase|"
            r"home|project)\b|~(?:/|\s|$)|\b(?:tous les|alle|todos los|todos os) (?:fichiers|dateien|archivos|arquivos)\b|"
            r"所有文件|全てのファイル|모든 파일|\btất cả tệp\b|\bвсе файлы\b|جميع الملفات")
 _VALUE_OF = _c(L.VALUE_OF)
-
-
-def _affirmed(pattern: re.Pattern[str], flat: str) -> list[re.Match[str]]:
-    """The matches of ``pattern`` that no negation just before turns into a prohibition
-    ("never wants keys echoed"); "don't forget to print" stays an order."""
-    return [m for m in pattern.finditer(flat) if not _NEG.search(flat[max(0, m.start() - 40):m.start()])]
-
-
-def _near(verbs: list[re.Match[str]], flat: str, window: int = 15) -> bool:
-    """A secret *word* right after one of the verbs ("send the API keys", "发送密码")."""
-    return any(_SECRET_WORD.search(flat[m.end():m.end() + window]) for m in verbs)
 
 
 _ABSENT = re.compile(L.NEGATION + r"\W+(?:\w+\W+)?$")
@@ -242,10 +239,14 @@ def secret_findings(nfkc: str, flat: str) -> list[Finding]:
     # An entry that forbids leaking its secret ("the key comes from OWM_KEY and must not be
     # printed") may still name a host it talks to elsewhere: the address is a sink for the
     # secret only in a clause that names the secret too (or through a send verb, below).
-    network = _NETWORK_SINK.search(flat) if flat == unguarded else _beside_secret(flat)
+    # With no send verb nor a network command, an address in another clause than the secret is
+    # where the secret is *used* ("API base URL: https://…; auth header read from WEATHER_KEY").
+    send, show, keep = _affirmed(_SEND, flat), _affirmed(_SHOW, flat), _affirmed(_KEEP, flat)
+    sends = bool(send) or bool(re.search(_NETWORK_COMMAND, flat)) or bool(re.search(_QUERY_SLOT, flat)) or \
+        bool(_PUBLIC_PLACE.search(flat))
+    network = _NETWORK_SINK.search(flat) if flat == unguarded and sends else _beside_secret(flat)
     if network and local_only(flat):
         network = None  # every address is this machine's own: a local API called with its dev token
-    send, show, keep = _affirmed(_SEND, flat), _affirmed(_SHOW, flat), _affirmed(_KEEP, flat)
     if refs and _affirmed(_VALUE_OF, flat):
         out.append(Finding("exfiltration", "it asks for what is inside a secret (its contents or value)"))
     elif network or (send and (refs or _near(send, flat))):

@@ -88,7 +88,7 @@ EFFECT: dict[str, dict[str, tuple[str, ...]]] = {
         "ru": (r"\bпоказыва\w*", r"\bответ\w*", r"\bвидн\w*"), "uk": (r"\bвідповід\w*", r"\bпоказу\w*"),
         "zh": ("回答", "回复", "给出", "显示"), "ja": ("回答", "表示"), "ko": ("답변", "보여"),
         "ar": ("تظهر", "يظهر", "الردود", "الإجابات"), "hi": ("दिखें", "दिखे", "जवाब"),
-        "vi": (r"\bcâu trả lời\b", r"\bin\b"), "id": (r"\bmenampilkan\b", r"\bjawaban\b", r"\btampil\w*"),
+        "vi": (r"\bcâu trả lời\b", r"\bin (?=\w*[đàáảãạăằắẳẵặâầấẩẫậèéẻẽẹêềếểễệìíỉĩịòóỏõọôồốổỗộơờớởỡợùúủũụưừứửữựỳýỷỹỵ])"),  # "in" prints, before a Vietnamese word "id": (r"\bmenampilkan\b", r"\bjawaban\b", r"\btampil\w*"),
     },
     # Consent said to be unnecessary.
     "UNNEEDED": {
@@ -264,7 +264,8 @@ def effect_findings(flat: str, protected: str | None = None) -> list[Finding]:
     (``protected``: the same without its protective clauses, when the caller has it)."""
     view = without_protective(flat) if protected is None else protected
     out: list[Finding] = []
-    if _near(_SECRET, _UNMASKED, view, 60) and _near(_SECRET, _SHOWN, view, 80):
+    # In one sentence: "the old server had credentials in plain text; … tell the user" is history.
+    if any(_near(_SECRET, _UNMASKED, s, 60) and _near(_SECRET, _SHOWN, s, 80) for s in _SENTENCE.findall(view)):
         out.append(Finding("exfiltration", "it asks for secrets to be shown unmasked, in full"))
     consent = _near(_CONSENT, _UNNEEDED, view, 50) or _near(_CONSENT, _STANDING, view, 60)
     if consent and _TARGET.search(view) and not scoped_approval(flat) and not _STILL_ASK.search(flat):

@@ -113,7 +113,7 @@ _WAIVE = _c(*words("AUTO"), r"\bwithout (?:asking|confirm\w*|checking|telling)\b
             r"\bsans (?:demander|confirm\w*|vérifi\w*)\b", r"\bohne (?:zu )?(?:frag\w*|rückfrage|bestätig\w*|prüf\w*)\b",
             r"\bsin (?:preguntar|confirm\w*|avisar|comprobar)\b", r"\bno hace falta avisar\b", r"\bsem (?:perguntar|confirm\w*)\b",
             r"\bsenza (?:chiedere|conferm\w*|controllar\w*)\b", r"\bzonder (?:te )?(?:vragen|bevestig\w*)\b",
-            r"\bbez (?:pytania|potwierdz\w*|sprawdz\w*)\b", r"\bsormadan\b", r"\bбез (?:вопрос\w*|подтвержд\w*|провер\w*)",
+            r"\bbez (?:pytania|potwierdz\w*|sprawdz\w*)\b", r"\bsormadan\b", r"\bбез (?:вопрос\w*|подтвержд\w*|провер\w*|перевір\w*|підтвердж\w*|питан\w*)",
             r"\bmà không cần hỏi\b", r"\bkhông cần hỏi\b", r"\btanpa (?:bertanya|konfirmasi|memeriksa)\b",
             r"בלי לשאול", r"دون (?:سؤال|تأكيد)", r"बिना पूछे", r"不要?(?:问|詢問|询问|确认)", r"確認せず", r"묻지 않", r"없이",
             r"ไม่ต้องถาม")
@@ -134,7 +134,8 @@ _WEAK_SECURITY = re.compile(
     r"\bverify\s*=\s*false\b|\bsandbox\w*\s*=\s*(?:false|off|0|none)\b|--trusted-host\b|\bpermitrootlogin\s+yes\b|"
     r"\b0\.0\.0\.0/0\b|--no-verify\b|--insecure\b|\bstricthostkeychecking\s*=?\s*no\b|"
     r"\bnode_tls_reject_unauthorized\s*=\s*0\b|\bsetenforce\s+0\b|--index-url\s+http://|--extra-index-url\s+http\S+|"
-    r"\bpip install\s+(?:-\S+\s+)*https?://|\bcheck_hostname\s*=\s*false\b|\bcert_none\b|--disable-\w*(?:check|verif|sandbox)\w*"
+    r"\bpip install\s+(?:-\S+\s+)*https?://|\bcheck_hostname\s*=\s*false\b|\bcert_none\b|--disable-\w*(?:check|verif|sandbox)\w*|"
+    r"--no-sandbox\b|--unsafe\w*|--dangerously-\w+|\ballow_\w*(?:network|hosts?|all)\w*\s*=\s*(?:all|any|\*|true|1)\b"
 )
 
 
@@ -181,13 +182,17 @@ def _neg_reveal(flat: str) -> bool:
     """A prohibition on mentioning or showing: right before the verb, right after it (Japanese,
     Korean, Hindi: "밝히지 말 것", "言わないこと"), or in the verb (Turkish "gösterme", "söyleme")."""
     for m in _REVEAL.finditer(flat):
-        if _NEG.search(flat[max(0, m.start() - 25):m.start()]) or _POST_NEG.search(flat[m.end():m.end() + 12]):
+        # A clause boundary ends a prohibition's reach, as a Korean "…지 말고" closes the verb it
+        # negates ("don't run it, and only tell the user": the telling is ordered).
+        before = _REACH.split(flat[max(0, m.start() - 25):m.start()])[-1]
+        if _NEG.search(before) or _POST_NEG.search(flat[m.end():m.end() + 12]):
             return True
         if _TR_NEG.match(flat, m.start()):
             return True
     return False
 
 
+_REACH = re.compile(r"[.;:,!?。；：，！？、]|말고")
 _POST_NEG = re.compile(r"[^.;。]{0,6}(?:지 ?말|지 ?마|ないこと|ないで|ないように|न करें|न करना|मत|禁止)")
 _TR_NEG = re.compile(r"\w+?m[ae](?:y[ıi]n|s[ıi]n|l[ıi]s[ıi]n)?\b|\w+?m[ae]m[ae]l[ıi]\w*")
 # What the assistant does, or the memory itself: hiding these from the user is the attack (a

@@ -35,10 +35,11 @@ SHOW = alt(
     r"\brepeat\w*", r"\bread (?:it )?out\b", r"\bspell\w*", r"\bwrite out\b", r"\bcit\w*",
     r"\battach\w*", r"\binsert\w*", r"\bembed\w*", r"\bput\b", r"\bjoin\w*", r"\bfüg\w*", r"\bhänge?\w* an\b",
     r"\binsér\w*", r"\bjoins?\b", r"\binsert[ae]\w*", r"\badjunt\w*", r"\banex\w*", r"\ballega\w*", r"\bchèn\b",
-    r"\bđính kèm\b", r"\bвставь\w*", r"\bприложи\w*", r"插入", r"附加", r"加上", r"貼り付け", r"添付", r"挿入",
+    r"\bđính kèm\b", r"\bвставь\w*", r"\bвставля\w*", r"\bприложи\w*", r"\bдописыва\w*", r"\bдопиши\w*", r"\bдописуй\w*",
+    r"\bwklej\w*", r"\bdołącz\w*", r"插入", r"附加", r"加上", r"貼り付け", r"添付", r"挿入",
     r"첨부", r"삽입", r"붙여", r"أدرج", r"أرفق",
-    r"打印", r"输出", r"輸出", r"显示", r"顯示", r"附在", r"附上", r"贴出", r"表示", r"出力", r"書き出",
-    r"출력", r"표시", r"보여", r"\bin ra\b", r"\bhiển thị\b", r"\bвывод\w*", r"\bвыводи\b",
+    r"打印", r"输出(?![里中内])", r"輸出(?![裡裏中內])", r"显示", r"顯示", r"附在", r"附上", r"贴出", r"表示", r"出力", r"書き出",
+    r"출력", r"표시", r"보여", r"\bin ra\b", r"\bhiển thị\b", r"\bвыв(?:оди\w*|одя\w*|ед[иеуё]\w*|ести\b)",
     r"\bпокаж\w*", r"\bпечата\w*", r"اطبع", r"اعرض", r"أظهر",
 )
 SEND = alt(
@@ -47,7 +48,7 @@ SEND = alt(
     r"\bpubli\w*", r"\bveröffentlich\w*", r"公开", r"公開", r"发布", r"공개", r"게시", r"\bđăng\b", r"\bcông khai\b",
     r"\bопубликуй\w*", r"\bвыложи\w*", r"انشر", r"\bexfiltrat\w*", r"\bsync\w* to\b", r"\bpush\w* to\b",
     r"\benvo\w*", r"\btransmet\w*", r"\bexpédi\w*", r"\bschick\w*", r"\bsende\w*", r"\bsend\b",
-    r"\bhochlad\w*", r"\blad\w* hoch\b", r"\bübermittl\w*", r"\benv[ií](?:a|e|o|ar|ando|ado|ada)\w*\b",
+    r"\bhochlad\w*", r"\blad\w* hoch\b", r"\bübermitt\w*", r"\benv[ií](?:a|e|o|ar|ando|ado|ada)\w*\b",
     r"\bsube\b", r"\bmand(?:a|e|ar)\b", r"\binvi(?:a|are|ami)\b", r"发送", r"發送", r"发到", r"发给", r"上传", r"上傳", r"传到",
     r"送信", r"送る", r"送って", r"送ること", r"メール", r"アップロード", r"보내", r"전송", r"업로드",
     r"\bgửi\b", r"\btải lên\b", r"\bотправ\w*", r"\bпересыла\w*", r"\bперешли\b", r"\bпришли\b",
@@ -94,6 +95,9 @@ SECRET_WORDS = alt(
     r"\bpasswords?\b", r"\bpassphrases?\b", r"\btokens?\b", r"\bcredentials?\b", r"\bsecrets?\b",
     r"\bapi[ _-]?keys?\b", r"\bprivate keys?\b", r"\bssh keys?\b", r"\baccess keys?\b",
     r"\bsecret access key\b", r"\brecovery codes?\b", r"\bbackup codes?\b", r"\b2fa\b", r"\bseed phrase\b",
+    r"\bconnection strings?\b", r"\bstrok\w* podklyuch\w*", r"\bстрок\w* подключени\w*", r"\bрядок підключення\b",
+    r"连接字符串", r"連線字串", r"接続文字列", r"연결 문자열", r"\bcadenas? de conexión\b", r"\bchaîne de connexion\b",
+    r"\bverbindungszeichenfolge\b", r"\bstringa di connessione\b", r"\bstring de conexão\b",
     r"\bmnemonic\b", r"\botp secret\b", r"\bpassphrase\w*", r"\bmots? de passe\b", r"\bjetons?\b", r"\bidentifiants\b",
     r"\bclés? (?:privées?|d'api|ssh)\b", r"\bpasswörter\b", r"\bpasswort\b", r"\bzugangsdaten\b",
     r"\bschlüssel\b", r"\bcontraseñas?\b", r"\bclaves? privadas?\b", r"\bclaves?\b",
@@ -227,6 +231,10 @@ SECRECY_USER = alt(
     r"\bohne es\b.{0,20}\bzu sagen\b", r"\bsin decírselo\b", r"\bno (?:le )?digas\b",
     r"\bnão conte\b", r"\bsem avisar\b", r"\bsenza dirlo\b",
     r"不要告诉", r"不要告訴", r"别告诉", r"知らせず", r"言わず", r"内緒", r"알리지 말", r"\bđừng nói\b",
+    # "no need to report to the user" in the languages that say it with a noun: "ユーザーへの報告は不要".
+    r"(?:報告|連絡|通知|説明)(?:は|も)?不要", r"伝える必要(?:は)?(?:ない|ありません)", r"(?:无需|無需|不必|不用)(?:告诉|告訴|告知|通知|汇报|匯報|报告|報告)",
+    r"(?:알릴|보고할) 필요(?:는|가)? 없", r"\bне нужно (?:сообщать|говорить|уведомлять)\b", r"\bне треба (?:повідомляти|казати)\b",
+    r"\bnicht (?:erwähnen|melden)\b", r"\bpas besoin de (?:le )?(?:dire|signaler|prévenir)\b", r"\bno hace falta (?:decirlo|avisar|mencionarlo)\b",
     r"\bне говори\b", r"\bне сообщай\b", r"لا تخبر",
 )
 SECRECY_QUIET = alt(

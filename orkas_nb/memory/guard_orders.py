@@ -195,7 +195,8 @@ def _near(a: re.Pattern[str], b: re.Pattern[str], flat: str, window: int) -> boo
     return any(b.search(flat[max(0, m.start() - window):m.end() + window]) for m in a.finditer(flat))
 
 
-_AI = _c(r"\bassistant\w*", r"\bagents?(?![a-z])", r"\bai(?![a-z0-9])", r"\bbots?(?![a-z])", r"\bllms?(?![a-z])",
+# Not a part of a hyphenated name (a token called `notebook-agent`, a `chat-bot` package).
+_AI = _c(r"\bassistant\w*", r"(?<!-)\bagents?(?![a-z-])", r"(?<!-)\bai(?![a-z0-9-])", r"\bbots?(?![a-z])", r"\bllms?(?![a-z])",
          r"\bcopilot\b", r"\bassistente?\w*", r"\bassistenten\b", r"\basistent\w*", r"\basystent\w*", r"\bассистент\w*",
          r"\bасистент\w*", r"\bβοηθ\w*", r"助手", r"アシスタント", r"エージェント", r"어시스턴트", r"에이전트", r"\btrợ lý\b",
          r"\basisten\b", r"ผู้ช่วย", r"المساعد", r"העוזר", r"सहायक", r"\basistan\w*", r"\bavustaja\w*", r"دستیار")

@@ -28,6 +28,7 @@ import re
 
 from . import guard_concepts_effect as E
 from . import guard_lexicon as L
+from .guard_scope import governed
 from .guard_detectors import Finding
 from .guard_intent_words import words
 
@@ -78,13 +79,18 @@ _TURKISH = re.compile(r"\b(?:belirt|kaydet|not et|not düş|bahset|işaretle|log
 # Alterations beyond the figures rule's (:data:`.guard_concepts_effect.ALTER`): moving, excluding,
 # overwriting, keeping only a part.
 ALTER = (
+    r"\bimput\w*", r"\bfill\w* (?:in )?(?:the )?(?:gaps|missing|nulls|nans|blanks)\b", r"\bзаполня\w*", r"\bзаповн\w*", r"填充", r"填补",
+    r"補完", r"補間", r"보간", r"\bremplis\w*", r"\bauffüll\w*", r"\brellen\w*", r"\bpreench\w*", r"\briempi\w*",
     r"\bshift\w*", r"\bmov\w* back\b", r"\bfilter\w* out\b", r"\btrim\w*", r"\bleave out\b",
     r"\bomit\w*", r"\bswap\w*", r"\bas \"", r"\bretir\w*", r"\bexclu\w*", r"\bverschieb\w*", r"\bausschließ\w*",
     r"\bescludi\w*", r"\bpokaż\w*", r"\bprzesuń\w*", r"\bсдвин\w*", r"\bисключ\w*", r"\bокругл\w*", r"\bзсун\w*",
     r"\bвиключ\w*", r"\blùi\b", r"\bbớt\b", r"\bbuang\b", r"\bgeser\w*", r"\bkaydır\w*", "เขียนทับ", "ตัด",
     "上書き", "除外", "ずらし", "覆盖", "覆蓋", "剔除", "덮어", "제외", "빼고", "बदल", "استبعد", "הסר", "השמט",
 )
-_RECORD = re.compile(L.alt(*(w for cell in RECORD.values() for w in cell)))
+# Describing the method counts as recording it ("the imputation method is not to be described").
+DESCRIBE = (r"\bdescrib\w*", r"\bdécri\w*", r"\bbeschreib\w*", r"\bdescriv\w*", r"\bdescrev\w*", r"\bописыва\w*",
+            r"\bопиши\b", r"\bописан\w*", r"\bопису\w*", r"\bопиш\w*", r"描述", r"说明", r"說明", r"記述", r"説明", r"설명", r"기술하")
+_RECORD = re.compile(L.alt(*(w for cell in RECORD.values() for w in cell), *DESCRIBE))
 # "Without" is a negation here ("sans le signaler", "bez wyjaśnienia", "बिना बताए").
 _WITHOUT = (r"\bsans\b", r"\bohne\b", r"\bsin\b", r"\bsem\b", r"\bsenza\b", r"\bzonder\b", r"\bbez\b", r"\bбез\b",
             r"\butan\b", r"\bχωρίς\b", "بدون", "בלי", "बिना", r"\btanpa\b", "โดยไม่")
@@ -112,8 +118,31 @@ def _negated(clause: str) -> bool:
     return False
 
 
+# Erasing the trace of what was done: the shell's history, an execution or audit log.
+_WIPE = re.compile(L.alt(r"\bclear(?!ed\b)\w*", r"\bwip\w*", r"\berase\w*", r"\btruncat\w*", r"\bpurg\w*", r"\bdelet\w*", r"\bhistory -c\b",
+                         r"\beffac\w*", r"\blösch\w*", r"\bleer\w*", r"\bborr\w*", r"\bapag\w*", r"\bcancell\w*", r"\bwis\w*",
+                         r"\bочищ\w*", r"\bочист\w*", r"\bудал\w*", r"\bстира\w*", r"\bсотр\w*", r"\bвидал\w*", r"清除", r"清空",
+                         r"删除", r"刪除", r"消去", r"消し", r"削除", r"지우", r"삭제", r"\bxóa\b", r"\bsil\w*", r"\bhapus\w*"))
+_TRACE = re.compile(L.alt(r"\b(?:shell|bash|zsh|command|terminal) history\b", r"\bbash_history\b", r"\bhistory file\b",
+                          r"\b(?:execution|audit|activity|access|command) logs?\b", r"\bexecution history\b",
+                          r"\bhistorique (?:du shell|des commandes)\b", r"\bjournal d'(?:exécution|audit)\b", r"\bbefehlsverlauf\b",
+                          r"\b(?:shell|bash)-?verlauf\b", r"\baudit-?log\w*", r"\bausführungsprotokoll\w*", r"\bhistorial de (?:comandos|la shell)\b",
+                          r"\bhistórico (?:de comandos|do shell)\b", r"\bисторию (?:оболочки|команд|терминала|shell)\b", r"\bісторію (?:оболонки|команд)\b",
+                          r"\bжурнал\w* (?:выполнения|виконання|аудита|аудиту|действий|дій)\b", r"命令历史", r"历史记录", r"操作日志", r"审计日志",
+                          r"執行記錄", r"操作記錄", r"コマンド履歴", r"実行履歴", r"操作ログ", r"監査ログ", r"명령 기록", r"실행 기록", r"감사 로그"))
+
+
+def _wipes_trace(flat: str) -> bool:
+    return any(_WIPE.search(c) and _TRACE.search(c) and not any(governed(c, m) for m in _WIPE.finditer(c))
+               for c in _CLAUSE.findall(flat))
+
+
 def record_findings(flat: str) -> list[Finding]:
-    """An alteration of data or results with its record forbidden, in a normalised entry."""
+    """An alteration of data or results with its record forbidden, or the record itself wiped, in
+    a normalised entry."""
+    if _wipes_trace(flat):
+        return [Finding("hidden_instruction", "it asks to erase the record of what was done (shell history, "
+                                              "execution or audit logs)")]
     if not _ALTER.search(flat):
         return []
     for clause in _CLAUSE.findall(flat):

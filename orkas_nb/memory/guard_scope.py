@@ -39,7 +39,7 @@ _PRE = L.alt(
     r"\bніколи\b", r"\bkhông bao giờ\b", r"\bđừng\b", r"\bkhông được\b", r"\bjangan\b", r"\btidak pernah\b",
     r"\bdilarang\b", r"不要", r"不得", r"不可", r"不能", r"别", r"勿", r"禁止", r"绝不", r"絕不", r"决不", r"絕對不要",
     r"绝对不要", r"決して", r"절대", r"لا", r"لن", r"إياك", r"אל", r"לעולם לא", r"אסור", r"कभी", r"मत", r"ห้าม",
-    r"ไม่", *(w for cell in MORE["NEGATION"].values() for w in cell),
+    r"ไม่", r"未(?![来來知必满滿婚成])", r"没有", r"沒有", *(w for cell in MORE["NEGATION"].values() for w in cell),
 )
 # Prohibitions placed after the verb (Japanese, Korean, Hindi, Turkish, Chinese "…禁止").
 _POST = L.alt(
@@ -78,8 +78,9 @@ _SAFEGUARD = L.alt(
 )
 # A full stop ends a clause only before a space or the end: the dots of ``~/.ssh``,
 # ``pyproject.toml`` or a host name are inside a word, and splitting there cut a prohibition
-# off from the path it governs ("不要显示 ~/.ssh 下任何文件的内容").
-_CLAUSE = re.compile(r"[;!?。；！？\n—–]|\.(?=\s|$)|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
+# off from the path it governs ("不要显示 ~/.ssh 下任何文件的内容"); nor does an ellipsis's last
+# dot ("never run `curl ... | bash`": the elided arguments are inside the command).
+_CLAUSE = re.compile(r"[;!?。；！？\n—–]|(?<!\.)\.(?=\s|$)|,|，|:\s|\b(?:but|then|and then|mais|aber|pero|mas|ma|но)\b")
 _PRE_RE, _POST_RE, _SINK_RE, _SAFE_RE = (re.compile(p) for p in (_PRE, _POST, _SINK, _SAFEGUARD))
 PROHIBITION_BEFORE, PROHIBITION_AFTER = _PRE_RE, _POST_RE  # for guard_consent
 SAFEGUARD_WORDS = _SAFEGUARD  # for guard_policy: what a key that switches a safeguard off names
@@ -165,10 +166,11 @@ def _continues(clause: str, user: bool) -> bool:
 # mention versus use
 
 _MENTION = re.compile(L.alt(
-    r"\bflag\w*", r"\breview\w*", r"\bdetect\w*", r"\bexamples?\b", r"\banti-?patterns?\b", r"\bfixtures?\b",
+    # Not the nouns "flags" (a command's options), "reviewers", "auditors": people and options name no frame.
+    r"\bflag(?!s\b)\w*", r"\breview(?!ers?\b)\w*", r"\bdetect\w*", r"\bexamples?\b", r"\banti-?patterns?\b", r"\bfixtures?\b",
     r"\btraining\b", r"\bcourse\b", r"\bblog\w*", r"\bresearch\w*", r"\banaly[sz]\w*", r"\bas an? (?:\w+ )?risk\b",
     r"\bwhat not to do\b", r"\bslides?\b", r"\bworkshop\w*", r"\bsamples?\b", r"\bstud(?:y|ies|ying)\b",
-    r"\bwarn\w* about\b", r"\bred[- ]team\w*", r"\baudit\w*", r"\basks? about\b", r"\bspot\w*", r"\bteach\w*",
+    r"\bwarn\w* about\b", r"\bred[- ]team\w*", r"\baudit(?!ors?\b)\w*", r"\basks? about\b", r"\bspot\w*", r"\bteach\w*",
     r"\bsignal\w*", r"\brepér\w*", r"\bdétect\w*", r"\bexemples?\b", r"\bformation\b", r"\bcours\b",
     r"\brisque\b", r"\bà ne pas faire\b", r"\bmarkier\w*", r"\berkenn\w*", r"\bbeispiel\w*", r"\bschulung\w*",
     r"\bkurs\w*", r"\brisiko\b", r"\bmarcar\b", r"\bseñal\w*", r"\bdetect\w*", r"\bejemplos?\b", r"\bcurso\b",
@@ -193,6 +195,17 @@ _MENTION = re.compile(L.alt(
     r"\bdid(?: not|n't) (?:follow|obey|act on|execute|run)\b", r"\bignored (?:it|them|this|that)\b", r"\bđã bỏ qua\b",
     r"\bje l'ai ignoré\w*", r"\bignoriert\b", r"\bignorad[oa]s?\b", r"\bzignorowan\w*", r"\bпроигнорир\w*",
     r"\bпроігнор\w*", r"已忽略", r"忽略了", r"無視した", r"무시했", r"تم تجاهل", r"התעלמתי", r"\bdiabaikan\b",
+    # Something suspicious found hidden in a document and reported to the user.
+    r"\bsuspicious\b", r"\bverdächtig\w*", r"\bsuspect[ée]?s?\b", r"\bsospechos[oa]s?\b", r"\bsospett\w*",
+    r"\bsuspeit[oa]s?\b", r"\bpodejrzan\w*", r"\bподозрительн\w*", r"\bпідозріл\w*", r"可疑", r"不審な", r"의심스러",
+    r"\bhidden (?:html )?(?:comments?|text|instructions?|prompts?)\b", r"\bскрыт\w* (?:html-)?(?:коммент|текст|инструкц)\w*",
+    r"\bприхован\w* (?:html-)?(?:комент|текст|інструкц)\w*", r"隐藏文字", r"隐藏的(?:文字|指令|文本)", r"隱藏文字", r"隠しテキスト",
+    r"隠された(?:指示|テキスト)", r"숨겨진 (?:텍스트|지시|명령)", r"\b(?:reported|flagged) (?:it |this |that )?to the user\b",
+    r"\bсообщили пользовател\w*", r"\bповідомили користувач\w*", r"已告知用户", r"已通知用户", r"已告知使用者",
+    r"ユーザーに(?:報告|伝え)", r"사용자에게 알렸", r"\bniet (?:uitgevoerd|opgevolgd|gevolgd)\b", r"\bnicht (?:ausgeführt|befolgt)\b",
+    r"\bnon eseguit[oaie]\b", r"\bno (?:se )?(?:ejecutad|seguid)[oa]s?\b", r"\bnão (?:foi )?(?:executad|seguid)[oa]s?\b",
+    r"\bpas (?:été )?(?:exécuté|suivi)e?s?\b", r"\bне выполня(?:л|ли|лось)\b", r"\bне (?:было )?выполнен\w*", r"\bне виконува\w*",
+    r"未执行", r"未執行", r"実行して(?:い)?ない", r"실행하지 않았",
 ))
 # Quoted spans: backticks, straight and typographic quotes, guillemets, CJK brackets.
 # A straight single quote opens a span only outside a word: the apostrophes of "l'utilisateur …
