@@ -142,6 +142,9 @@ VOID = alt(
     r"\besque\w*", r"\bdimentic\w*", r"\bnon valgono\b",
     r"无效", r"無效", r"不适用", r"不適用", r"忽略", r"无视", r"無視", r"忘记", r"忘掉", r"忘れ",
     r"適用されません", r"適用しない", r"무시", r"적용되지", r"잊어",
+    # "may leave unobeyed": a permission not to follow, the CJK shape of "you need not obey"
+    r"可以?不(?:遵守|遵循|服从|服從|理会|理會)", r"(?:无需|無需|无须|無須|不需要)(?:遵守|遵循|服从|服從)",
+    r"守らなくて", r"지키지 않아도",
     r"\bbỏ qua\b", r"\bkhông còn hiệu lực\b", r"\bquên\b", r"\bигнорир\w*", r"\bпроигнорир\w*",
     r"\bне действуют\b", r"\bзабудь\w*", r"\bотмен\w*", r"تجاهل", r"لا تنطبق", r"انس",
 )

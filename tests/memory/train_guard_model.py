@@ -5,8 +5,9 @@
 
 Training data: every corpus file in tests/data/memory_guard, except the ``holdout`` split of
 hostile.jsonl/benign.jsonl (the committed test bound) and the splits ``LEFT_OUT`` names (the
-``holdout`` halves of blind6, blind7 and blind8 (blind9, ``UNREAD``, is not read at all): their ``tune`` halves train, each a set of its own in
-the cross-validation, and the holdout halves are read by no fit and no choice). Models:
+``holdout`` halves of blind6 to blind11: their ``tune`` halves train, each a set of its own in
+the cross-validation, and the holdout halves are read by no fit and no choice; a set named in
+``UNREAD`` is not read at all, neither half). Models:
 L2-regularised logistic regressions, classes weighted to balance, fitted with L-BFGS (SciPy, a
 test dependency; the shipped package needs NumPy only), on the hashed features of
 :mod:`orkas_nb.memory.guard_learned` and on the sentence embeddings of
@@ -19,7 +20,7 @@ out-of-fold AUC), the blend's regularisation and its two thresholds (``refuse``,
 the detectors alone are one of the candidates). ``--evaluate`` repeats the whole procedure with
 blind4, blind3, blind2 and the holdout split left out in turn, and reports refused/kept on the
 left-out set for the detectors alone, the text classifier alone and the combinations; a split
-``LEFT_OUT`` names (``blind6:holdout``, ``blind7:holdout``, ``blind8:holdout``) is measured, totals only, by a model
+``LEFT_OUT`` names (``blind6:holdout`` ... ``blind11:holdout``) is measured, totals only, by a model
 trained on every training set (``blind7`` alone: its tune half, left out like any set). Two blends are fitted: over the n-gram logit (the record's ``blend``, what
 the guard uses without the encoder) and over the encoder's logit with or without the n-gram one,
 whichever is better out of fold (``blend_encoder``, shipped only if it beats ``blend`` out of
@@ -63,9 +64,10 @@ GRID = np.round(np.arange(0.02, 1.0, 0.02), 2)
 # Splits kept out of every fit (the text classifiers, the blends, and the cross-validation that
 # chooses their regularisation and thresholds): measured, totals only, never learned from. A file
 # named here trains on its other rows (its ``tune`` half) as a set of its own.
-LEFT_OUT: dict[str, str] = {"blind6.jsonl": "holdout", "blind7.jsonl": "holdout", "blind8.jsonl": "holdout"}
-# Sets never read by training at all, neither half: measured once, kept for the next honest figure.
-UNREAD = frozenset({"blind9.jsonl", "blind10.jsonl", "blind11.jsonl"})
+LEFT_OUT: dict[str, str] = {f"blind{n}.jsonl": "holdout" for n in (6, 7, 8, 9, 10, 11)}
+# Sets never read by training at all, neither half: measured once, kept for the next honest figure
+# (blind9, blind10 and blind11 were, until their one measurement; BLIND9-11.md).
+UNREAD: frozenset[str] = frozenset()
 # The encoder classifier's candidates, chosen by out-of-fold AUC: (hidden width, L2 per unit of
 # balanced sample weight); width 0 is a logistic regression on the embedding, else one tanh
 # layer of that width before it. A wider LR grid (1e-5 .. 3e-3) chose 1e-4 (AUC 0.896, nine sets
