@@ -391,6 +391,15 @@ def main() -> None:
     write(OUT)
 
 
+def name_records(check: str) -> None:
+    """Prefix each record's id with its check's name, numbering repeats (``~2``, ``~3``) so that
+    every text of a check has an id of its own."""
+    seen: dict[str, int] = {}
+    for r in RECORDS:
+        seen[r["id"]] = seen.get(r["id"], 0) + 1
+        r["id"] = f"{check}/" + r["id"] + ("" if seen[r["id"]] == 1 else f"~{seen[r['id']]}")
+
+
 def write(out: Path, per_language: int = PER_LANGUAGE) -> None:
     """Keep at most ``per_language`` texts of one language, kind and category (debconf has dozens
     of Latin ones) and write the records to ``out``."""

@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from tests.data.tokens import build_check as bc  # noqa: E402
-from tests.data.tokens.build_check import NODE, RECORDS, RUST, RUST_LICENCE, add, category_of, pieces, read, sample  # noqa: E402
+from tests.data.tokens.build_check import NODE, RUST, RUST_LICENCE, add, category_of, pieces, read, sample  # noqa: E402
 from tests.data.tokens.build_corpus import SITE, STDLIB, _rows_to_csv, _rows_to_markdown, catalogue, chunks, markdown_tables  # noqa: E402
 
 OUT = HERE / "check3" / "outside.jsonl"
@@ -205,10 +205,7 @@ def main() -> None:
     gather_json()
     gather_tables()
     gather_logs_and_config()
-    seen: dict[str, int] = {}
-    for r in RECORDS:
-        seen[r["id"]] = seen.get(r["id"], 0) + 1
-        r["id"] = "check3/" + r["id"] + ("" if seen[r["id"]] == 1 else f"~{seen[r['id']]}")
+    bc.name_records("check3")
     bc.write(OUT, per_language=6)
 
 

@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from tests.data.tokens import build_check as bc  # noqa: E402
-from tests.data.tokens.build_check import RECORDS, add, category_of, pieces, sample  # noqa: E402
+from tests.data.tokens.build_check import add, category_of, pieces, sample  # noqa: E402
 from tests.data.tokens.build_corpus import _rows_to_csv, _rows_to_markdown, catalogue, chunks  # noqa: E402
 
 OUT = HERE / "check4" / "outside.jsonl"
@@ -169,7 +169,7 @@ def gather_code_and_html() -> None:
 def gather_json_and_tables() -> None:
     from babel import Locale
 
-    for k, (issue_locale, _, _, fk, bb) in enumerate(LOCALES[::3]):
+    for k, (_, _, _, fk, bb) in enumerate(LOCALES[::3]):
         loc = Locale.parse(bb)
         data = {"locale": bb, "decimal_formats": {str(a): str(b) for a, b in loc.decimal_formats.items()},
                 "number_symbols": dict(loc.number_symbols.get("latn", {})), "days": dict(loc.days["format"]["wide"]),
@@ -181,7 +181,7 @@ def gather_json_and_tables() -> None:
             profiles = [{key: str(v) for key, v in fake.simple_profile().items()} for _ in range(4)]
             put("json", "json", "Faker profiles as JSON", PKGS / "faker/providers/profile/__init__.py",
                 json.dumps(profiles, ensure_ascii=False, indent=2 if k % 2 == 0 else None)[:3000], f" ({fk}, seed {SEED + 100 + k})")
-    for k, (issue_locale, _, _, fk, bb) in enumerate(LOCALES):
+    for k, (_, _, _, fk, _) in enumerate(LOCALES):
         if k % 2 or not fk:
             continue
         fake = faker_for(fk, SEED + 200 + k)
@@ -190,7 +190,7 @@ def gather_json_and_tables() -> None:
                   f"{fake.pyfloat(left_digits=5, right_digits=2, positive=True)}"] for i in range(14)]
         put("csv", "csv", f"Faker rows as CSV ({fk})", PKGS / "faker/providers/person" / fk, _rows_to_csv(rows), f" (seed {SEED + 200 + k})")
     en = Locale.parse("en")
-    for issue_locale, _, _, _, bb in LOCALES[1::3]:
+    for _, _, _, _, bb in LOCALES[1::3]:
         loc = Locale.parse(bb)
         codes = sorted(c for c in loc.territories if not c.isdigit() and c in en.territories)
         start = bc.RNG.randrange(0, len(codes) - 25)
@@ -223,10 +223,7 @@ def main() -> None:
     gather_code_and_html()
     gather_json_and_tables()
     gather_english()
-    seen: dict[str, int] = {}
-    for r in RECORDS:
-        seen[r["id"]] = seen.get(r["id"], 0) + 1
-        r["id"] = "check4/" + r["id"] + ("" if seen[r["id"]] == 1 else f"~{seen[r['id']]}")
+    bc.name_records("check4")
     bc.write(OUT, per_language=6)
 
 
