@@ -22,7 +22,7 @@ TABLE = Path(__file__).parent / "data" / "token_hangul.zlib"
 FIRST_SYLLABLE, LAST_SYLLABLE = 0xAC00, 0xD7A3
 NOT_SYLLABLE = 0xFFFF
 LEVELS_SIZE = 1 << 20
-SAMPLE = 150  # bytes from the first syllable: 50 syllables
+SAMPLE = 450  # bytes from the first syllable: 150 syllables (name lists: 50 read too few names)
 MIN_SYLLABLES = 16
 # The UTF-16 high bytes of the syllables to 0, any other to FF (taken at the high bytes only).
 _OTHERS = bytes(0 if FIRST_SYLLABLE >> 8 <= i <= LAST_SYLLABLE >> 8 else 0xFF for i in range(256))
@@ -47,9 +47,10 @@ def levels() -> str:
     return _LEVELS[0]
 
 
-def counts(original: bytes, at: int) -> tuple[float, float]:
+def counts(original: bytes, at: int) -> tuple[float, float, float]:
     """The syllable pairs of levels 0 and 1 where Hangul starts in ``original`` (a text's UTF-8
-    bytes), at ``at``, scaled to the rest of the text by bytes.
+    bytes), at ``at``, scaled to the rest of the text by bytes, and the share of level 0 among
+    the pairs read.
 
     The head is decoded and re-encoded as UTF-16; one translate and two masks make every unit
     not a syllable FFFF; the units' pairs at both offsets, in one big integer, are hashed with a
@@ -64,4 +65,6 @@ def counts(original: bytes, at: int) -> tuple[float, float]:
     hashed = ((v ^ v >> 12) & _LOW_20).to_bytes(len(both), "big")
     found = hashed.decode("utf-32-be", "surrogatepass").translate(levels())
     scale = (len(original) - at) / len(head)
-    return found.count("0") * scale, found.count("1") * scale
+    unknown = found.count("0")
+    sampled = len(found) - found.count("x")
+    return unknown * scale, found.count("1") * scale, unknown / sampled if sampled else 0.0

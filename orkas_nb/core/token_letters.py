@@ -32,7 +32,7 @@ _SCRIPT_WORD = (*(f"{name}_word" for name in SCRIPT_WORDS.values()), "cyrillic_w
 # The letter trigrams of the alphabets beyond Latin, and the pairs of Hangul syllables, that
 # o200k's tokens hold in none or few (sampled: at most one per character; a character is of one
 # script, and a syllable's pair is either).
-TRIGRAMS = ("script_trigram_0", "script_trigram_1", "hangul_pair_0", "hangul_pair_1")
+TRIGRAMS = ("script_trigram_0", "script_trigram_1", "hangul_pair_0", "hangul_pair_1", "hangul_pair_00")
 _RARE = tuple(f"rare_{c}" for c in RARE_LETTERS)
 PER_CHARACTER: dict[str, list[Any]] = {
     "letter": [("word_en", "word_x"), ("letter_en", "letter_x"), ("gram_0", "gram_1", "gram_2", "gram_0_en"), "upper", "camel", _RARE, _SCRIPT_CLASSES],
@@ -136,7 +136,9 @@ def unfamiliar_trigrams(f: dict[str, float], original: bytes, starts: dict[str, 
             f["script_trigram_0"] = f.get("script_trigram_0", 0.0) + unknown
             f["script_trigram_1"] = f.get("script_trigram_1", 0.0) + rare
     if f.get("hangul", 0) >= token_hangul.MIN_SYLLABLES:  # (pairs of syllables, token_hangul: weights of their own)
-        f["hangul_pair_0"], f["hangul_pair_1"] = token_hangul.counts(original, script_start(original, "hangul"))
+        f["hangul_pair_0"], f["hangul_pair_1"], share = token_hangul.counts(original, script_start(original, "hangul"))
+        # (a text most of whose pairs no token holds is names throughout: it splits further still)
+        f["hangul_pair_00"] = f["hangul_pair_0"] * share
 
 
 def cyrillic_languages(f: dict[str, float], original: bytes, start: int | None = None) -> None:
