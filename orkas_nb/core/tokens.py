@@ -29,8 +29,8 @@ one ``bytes.translate`` or ``bytes.count`` per count); ``token_tables`` holds th
 fitted against o200k_base on the ``tune`` split of ``tests/data/tokens/corpus`` (4,128
 texts of 500+ characters in 49 files, from a Debian machine's own catalogues, man pages,
 licences, code and data, CLDR's locale data in Babel, and name lists from mimesis and
-pythainlp, each with its source and licence; ``python tests/core/calibrate_tokens.py --fit --write`` re-derives them), scaled up 3% so the
-errors lean to over-estimating. ``tests/core/test_tokens.py`` bounds every category at 10% on
+pythainlp, each with its source and licence; ``python tests/core/calibrate_tokens.py --fit
+--write`` re-derives them), scaled up 3% so the errors lean to over-estimating. ``tests/core/test_tokens.py`` bounds every category at 10% on
 the ``holdout`` split, which the fit never sees, and 14 languages chosen before any measure
 (``blind``, every text held out) at 10% each, and the languages added later at 15% (Latin
 ones whose words o200k knows little of are the hardest; see the README); there is no offline
