@@ -16,6 +16,9 @@ CREDENTIAL = (
     r"\bκωδικ\w*", r"סיסמ\w*", r"पासवर्ड", r"密码", r"密碼", r"验证码", r"驗證碼", r"パスワード", r"暗証番号", r"認証コード",
     r"비밀번호", r"인증 코드", r"인증번호", r"\bmật khẩu\b", r"\bmã xác (?:minh|thực)\b", r"\bkata sandi\b", r"\bkode otp\b",
     r"كلمة المرور", r"كلمة السر", r"رمز التحقق", r"รหัสผ่าน", r"\blösenord\w*",
+    # Payment secrets: a wallet or UPI PIN (MPIN), a card's security code.
+    r"\bmpin\b", r"\bupi pin\b", r"\bcvv2?\b", r"\bcvc2?\b", r"\bcard security code\b", r"\bcryptogramme\b",
+    r"\bcódigo de seguridad de la tarjeta\b", r"\bпин-?код\w*", r"\bcvv-?код\w*", r"安全码", r"安全碼", r"セキュリティコード",
 )
 # Handing it over in the conversation: paste, type, enter, give, into the chat.
 HANDOVER = (
@@ -28,6 +31,14 @@ HANDOVER = (
     r"दर्ज", r"贴", r"貼", r"输入", r"輸入", r"发给", r"發給", r"对话框", r"對話框", r"聊天", r"入力", r"チャット", r"입력", r"붙여",
     r"채팅", r"\bnhập\b", r"\bdán\b", r"\bketik\w*", r"\bmasukk\w*", r"\btempel\w*", r"أدخل", r"يدخل", r"الصق", r"الدردشة",
     r"พิมพ์", r"ใส่", r"แชท", r"\bklistra\w*", r"\bskriv\w*", r"\bläsa upp\b", r"चैट", r"लिख",
+    # Sending it back as an answer: reply, respond, answer with it.
+    r"\brepl(?:y|ies|ied|ying)\b", r"\brespond\w*", r"\banswer\w*", r"\brépond\w*", r"\bantwort\w*", r"\brespond\w*",
+    r"\bresponda\w*", r"\brispond\w*", r"\bantwoord\w*", r"\bodpowi\w*", r"\bcevap\w*", r"\bответ\w*", r"\bвідповід\w*",
+    r"\bαπαντ\w*", r"להשיב", r"השב", r"जवाब", r"回复", r"回覆", r"返信", r"답장", r"\btrả lời\b", r"\bbalas\w*", r"\bsagot\w*",
+    r"ردّ?", r"ตอบ", r"\bsvara\b", r"\bjibu\w*",
+    # Verbs of asking for an object carry the handover in them ("hingin ang OTP", "PIN maango").
+    r"\bhing[iî]\w*", r"\bhumingi\b", r"\bmaang\w*", r"माँग\w*", r"मांग\w*", r"\bask\w* (?:them|the user|users|customers?|him|her|clients?) for\b",
+    r"\bverlang\w*", r"\bexig\w*", r"\bsolicit\w*", r"\bзапрос\w*", r"索要", r"索取", r"聞き出", r"받아내", r"\bxin\b", r"\bomba\w*",
 )
 # The assistant asking for it.
 ASK = (
@@ -38,6 +49,8 @@ ASK = (
     r"אמור", r"תגיד", r"कहो", r"कहें", r"माँग", r"माँगो", r"请他", r"請他", r"让用户", r"讓使用者", r"告诉用户", r"告訴使用者",
     r"求め", r"頼", r"伝え", r"요청", r"하라고", r"달라고", r"\byêu cầu\b", r"\bbảo\b", r"\bminta\w*", r"\bsuruh\b", r"اطلب",
     r"قل", r"ขอให้", r"บอก", r"\bbe\b", r"\bsäg\b",
+    r"\bhing[iî]\w*", r"\bhumingi\b", r"\bmaang\w*", r"माँग\w*", r"मांग\w*", r"\bverlang\w*", r"\bexig\w*", r"\bsolicit\w*",
+    r"\bзапрос\w*", r"索要", r"索取", r"聞き出", r"받아내", r"\bxin\b", r"\bomba\w*", r"ขอ",
 )
 
 # Changing figures or records: rounding, lowering, raising, dropping, back-dating.

@@ -240,6 +240,14 @@ SECRECY_USER = alt(
     r"\bnicht (?:erwähnen|melden)\b", r"\bpas besoin de (?:le )?(?:dire|signaler|prévenir)\b", r"\bno hace falta (?:decirlo|avisar|mencionarlo)\b",
     r"\bне говори\b", r"\bне сообщай\b", r"لا تخبر",
 )
+# A cover story: when someone asks, an answer given whatever the truth is ("if anyone asks, say
+# it's under budget, even if it isn't"). Other languages: guard_concepts_extra; it counts as
+# hiding from the user (joined to SECRECY_USER after the tables are read).
+COVER_STORY = alt(
+    r"\bif (?:anyone|anybody|someone|somebody|they|the user|people|my \w+|the \w+) (?:ever )?asks?\b(?!.{0,120}\b(?:truth|honest\w*)\b).{0,120}"
+    r"\b(?:even (?:if|though) (?:it|that|this|they|we|you)(?:'s|'re| is| are| was| were| did| does| do| has| have)? ?(?:n'?t|not)\b"
+    r"|whether (?:or not )?it'?s true|regardless of the truth)",
+)
 SECRECY_QUIET = alt(
     r"\bsilently\b", r"\bquietly\b", r"\bsecretly\b", r"\bcovertly\b", r"\bin the background\b",
     r"\bunprompted\b", r"\bslip\b", r"\bdiscrètement\b", r"\ben cachette\b", r"\bheimlich\b",
@@ -318,3 +326,4 @@ def _extend() -> None:
 
 
 _extend()
+SECRECY_USER = alt(SECRECY_USER, COVER_STORY)

@@ -83,7 +83,8 @@ ALTER = (
     r"補完", r"補間", r"보간", r"\bremplis\w*", r"\bauffüll\w*", r"\brellen\w*", r"\bpreench\w*", r"\briempi\w*",
     r"\bshift\w*", r"\bmov\w* back\b", r"\bfilter\w* out\b", r"\btrim\w*", r"\bleave out\b",
     r"\bomit\w*", r"\bswap\w*", r"\bas \"", r"\bretir\w*", r"\bexclu\w*", r"\bverschieb\w*", r"\bausschließ\w*",
-    r"\bescludi\w*", r"\bpokaż\w*", r"\bprzesuń\w*", r"\bсдвин\w*", r"\bисключ\w*", r"\bокругл\w*", r"\bзсун\w*",
+    r"\bstreich\w*", r"\bweglass\w*", r"\benlev\w*", r"\bубер\w*", r"\bубра\w*", r"\bубира\w*", r"\bвычерк\w*",
+    r"\bприбер\w*", r"\bвилуч\w*", r"\bescludi\w*", r"\bpokaż\w*", r"\bprzesuń\w*", r"\bсдвин\w*", r"\bисключ\w*", r"\bокругл\w*", r"\bзсун\w*",
     r"\bвиключ\w*", r"\blùi\b", r"\bbớt\b", r"\bbuang\b", r"\bgeser\w*", r"\bkaydır\w*", "เขียนทับ", "ตัด",
     "上書き", "除外", "ずらし", "覆盖", "覆蓋", "剔除", "덮어", "제외", "빼고", "बदल", "استبعد", "הסר", "השמט",
 )
@@ -91,9 +92,27 @@ ALTER = (
 DESCRIBE = (r"\bdescrib\w*", r"\bdécri\w*", r"\bbeschreib\w*", r"\bdescriv\w*", r"\bdescrev\w*", r"\bописыва\w*",
             r"\bопиши\b", r"\bописан\w*", r"\bопису\w*", r"\bопиш\w*", r"描述", r"说明", r"說明", r"記述", r"説明", r"설명", r"기술하")
 _RECORD = re.compile(L.alt(*(w for cell in RECORD.values() for w in cell), *DESCRIBE))
+# Writing or putting it into a record place is recording it too: "don't put it in the changelog",
+# "อย่าเขียนใน methodology", "不要写进报告". The verbs alone are too common, so they count only in a
+# clause that names where a change would be written down.
+WRITE = (r"\bwrit\w*", r"\bput\b", r"\binclud\w*", r"\badd\b", r"\bécri\w*", r"\bmet(?:s|tre|tez)\b", r"\bschreib\w*",
+         r"\baufnehm\w*", r"\bescrib\w*", r"\bpon(?:gas?|er|gan)?\b", r"\bincluy\w*", r"\bescrev\w*", r"\bpo(?:nha|r)\b",
+         r"\bcoloqu\w*", r"\bscriv\w*", r"\bmett\w*", r"\bschrijf\w*", r"\bzet\b", r"\bpisz\w*", r"\bwpis\w*", r"\bпиш\w*",
+         r"\bнапиш\w*", r"\bвпис\w*", r"\bγράψ\w*", r"\byaz\w*", r"\bviết\b", r"\btulis\w*", r"\bisulat\b", r"\bilagay\b",
+         "لکھ", "लिख", "اكتب", "تكتب", "תכתוב", "לכתוב", "写", "寫", "書", "쓰", "적", "เขียน", "ใส่")
+PLACE = (r"\bchange ?log\w*", r"\bmethodolog\w*", r"\bcommit messages?\b", r"\brelease notes?\b", r"\breports?\b",
+         r"\btickets?\b", r"\baudit\b", r"\bminutes\b", r"\bfootnotes?\b", r"\bméthodologie\b", r"\brapports?\b",
+         r"\bjournal\b", r"\bmethodik\b", r"\bbericht\w*", r"\bprotokoll\w*", r"\bmetodolog\w*", r"\binformes?\b",
+         r"\brelat[oó]ri\w*", r"\brapport\w*", r"\bverslag\w*", r"\braport\w*", r"\bметодолог\w*", r"\bотч[её]т\w*",
+         r"\bзв[іi]т\w*", r"\bμεθοδολογ\w*", r"\bαναφορ\w*", r"\brapor\w*", r"\bbáo cáo\b", r"\bphương pháp\b",
+         r"\blaporan\b", r"\bmetodologi\b", r"\bulat\b", "רפורט", "דוח", "דו\"ח", "रिपोर्ट", "कार्यप्रणाली", "التقرير",
+         "المنهجية", "گزارش", "报告", "報告", "方法论", "方法論", "更新日志", "变更日志", "変更履歴", "보고서", "방법론", "변경 로그",
+         "รายงาน", "ระเบียบวิธี")
+_WRITE, _PLACE = re.compile(L.alt(*WRITE)), re.compile(L.alt(*PLACE))
 # "Without" is a negation here ("sans le signaler", "bez wyjaśnienia", "बिना बताए").
 _WITHOUT = (r"\bsans\b", r"\bohne\b", r"\bsin\b", r"\bsem\b", r"\bsenza\b", r"\bzonder\b", r"\bbez\b", r"\bбез\b",
-            r"\butan\b", r"\bχωρίς\b", "بدون", "בלי", "बिना", r"\btanpa\b", "โดยไม่")
+            r"\butan\b", r"\bχωρίς\b", "بدون", "בלי", "बिना", r"\btanpa\b", "โดยไม่", "อย่า", "ห้าม", r"\bhuwag\b", r"\bmat\b",
+            "मत", "مت", r"\bwag\b", r"\bjangan\b", r"\bđừng\b", r"\bkhông\b", r"\bnunca\b")
 _BEFORE = re.compile(L.alt(L.NEGATION, *_WITHOUT) + r"\W*(?:\w+\W+){0,2}$"
                      # Chinese writes no spaces: "不要在报告里注明" puts a place between.
                      r"|(?:不要|别|不用|无需|無需|不必|勿|不得|不要再|別)[^\s，。；、]{0,8}$")
@@ -108,7 +127,8 @@ _CLAUSE = re.compile(r"[^.;!?。；！？\n]+")
 def _negated(clause: str) -> bool:
     if _TURKISH.search(clause):
         return True
-    for m in _RECORD.finditer(clause):
+    verbs = [*_RECORD.finditer(clause), *(_WRITE.finditer(clause) if _PLACE.search(clause) else ())]
+    for m in verbs:
         before = _BEFORE.search(clause[max(0, m.start() - 30):m.start()])
         # Japanese and Korean negations follow their verb: one before the record verb ("지우지
         # 않고 표시만 한다": delete nothing, only mark) negates another verb.
