@@ -520,11 +520,16 @@ def main() -> None:
         else:
             kept = keep(recs, CAP)
         kept.sort(key=lambda r: r["id"])
-        with open(OUT / f"{cat}.jsonl", "w", encoding="utf-8") as f:
-            for r in kept:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        splits = {s: sum(r["split"] == s for r in kept) for s in ("tune", "holdout")}
+        splits = write_category(cat, kept)
         print(f"{cat:18} {len(kept):4} texts  {sum(len(r['text']) for r in kept):8,} chars  {splits}")
+
+
+def write_category(category: str, recs: list[dict]) -> dict[str, int]:
+    """Write one category's records to ``corpus/<category>.jsonl``; the count of each split."""
+    with open(OUT / f"{category}.jsonl", "w", encoding="utf-8") as f:
+        for r in recs:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return {s: sum(r["split"] == s for r in recs) for s in ("tune", "holdout")}
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from tests.data.tokens.build_corpus import MIN_CHARS, OUT, chunks, group_split  # noqa: E402
+from tests.data.tokens.build_corpus import MIN_CHARS, chunks, group_split, write_category  # noqa: E402
 
 CATEGORY = "names"
 PER_LIST = 2
@@ -96,10 +96,7 @@ def main(root: Path) -> None:
         lines = (root / "pythainlp" / "corpus" / file).read_text(encoding="utf-8").splitlines()
         names = [line.split(",")[0] for line in lines if line and not line.startswith("#")]
         recs += _records("th", key, names, f"pythainlp-5.4.0 wheel: pythainlp/corpus/{file}", PYTHAINLP)
-    with open(OUT / f"{CATEGORY}.jsonl", "w", encoding="utf-8") as f:
-        for r in recs:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    splits = {s: sum(r["split"] == s for r in recs) for s in ("tune", "holdout")}
+    splits = write_category(CATEGORY, recs)
     print(f"{len(recs)} texts, {len({r['lang'] for r in recs})} languages, {splits}")
 
 
