@@ -17,14 +17,17 @@ from tests.data.tokens.build_check4 import OUT as OUT4
 from tests.data.tokens.build_corpus import MIN_CHARS
 
 # Each category's mean error as measured once at 1d57b5f, plus two points (rounded up): a change
-# may move texts it was never tuned on, but not make a category worse.
+# may move texts it was never tuned on, but not make a category worse. Measured once more after
+# the name-list change (793f2ac, check4/README.md); the categories it improved are held at that
+# figure plus two points, the others keep their first bound.
 CHECK4_BOUNDS = {
-    "arabic": 0.10, "code": 0.12, "csv": 0.06, "cyrillic": 0.10, "devanagari": 0.09, "english": 0.10,
-    "greek": 0.10, "han-simplified": 0.14, "han-traditional": 0.09, "hebrew": 0.08, "html": 0.11,
-    "japanese": 0.11, "json": 0.06, "korean": 0.12, "latin": 0.10, "markdown-table": 0.05, "thai": 0.11,
+    "arabic": 0.08, "code": 0.12, "csv": 0.06, "cyrillic": 0.09, "devanagari": 0.07, "english": 0.10,
+    "greek": 0.07, "han-simplified": 0.13, "han-traditional": 0.09, "hebrew": 0.07, "html": 0.11,
+    "japanese": 0.11, "json": 0.05, "korean": 0.09, "latin": 0.10, "markdown-table": 0.05, "thai": 0.09,
 }
-# 264 of 353 texts (75%) within 10% when measured; two points fewer.
-WITHIN_TEN_PERCENT = 258
+# 264 of 353 texts (75%) within 10% at the first measure, 277 (78%) after the name-list change;
+# six fewer.
+WITHIN_TEN_PERCENT = 271
 
 
 def _records() -> list[dict]:
