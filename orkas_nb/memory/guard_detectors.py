@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 
 from . import guard_lexicon as L
-from .guard_kept import without_kept_consent, without_name_only
+from .guard_kept import without_kept_consent, without_name_only, without_required_consent
 from .guard_consent import lowered_approval, waived_confirmation
 from .guard_scope import clauses, without_protective
 from .guard_objects import affirmed as _affirmed, near as _near
@@ -297,7 +297,7 @@ def control_findings(flat: str) -> list[Finding]:
     if lowered_approval(flat):
         out.append(Finding("approval_claim", "it claims approvals were given or are not needed; only "
                                              "the user grants approvals, when asked"))
-    if waived_confirmation(flat):
+    if waived_confirmation(without_required_consent(flat)):
         out.append(Finding("approval_claim", "it waives the user's confirmation for destructive "
                                              "actions or for everything"))
     if _SANDBOX_OFF.search(flat):
@@ -316,7 +316,7 @@ def control_findings(flat: str) -> list[Finding]:
         out.append(Finding("rule_override", "it tells the assistant to set aside its own rules", sure=scoped))
     if _UNRESTRICTED.search(flat):
         out.append(Finding("rule_override", "it asks the assistant to act without its limits"))
-    if _SECRECY_USER.search(without_protective(flat, user=True)):
+    if _SECRECY_USER.search(without_required_consent(without_protective(flat, user=True))):
         out.append(Finding("hidden_instruction", "it asks to hide an action from the user"))
     elif _SECRECY_QUIET.search(flat):
         acts = bool(_ACTION.search(flat))

@@ -146,3 +146,57 @@ def reported_residual(flat: str) -> str | None:
                                               for o in _OBEY.finditer(rest)):
         return rest
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# a consent required: "never delete files without asking the user first"
+
+# Doing something without the user's word. Under a prohibition that opens its clause and
+# governs the act ("never <act> without asking"), this is the consent kept, not the act hidden.
+_WITHOUT_CONSENT = re.compile(L.alt(
+    r"\bwithout (?:first )?(?:asking|telling|informing|notifying|checking with|confirm\w*|approval|permission|consent)\b",
+    r"\bwithout (?:the user'?s?|their|my|his|her) (?:ok|okay|go-ahead|consent|approval|permission|confirmation)\b",
+    r"\bsans (?:(?:me |lui |leur )?demander|(?:le |la |les )?prévenir|confirmation|accord|autorisation|validation)\b",
+    r"\bohne (?:zu fragen|nachzufragen|rückfrage|bestätigung|zustimmung|freigabe|erlaubnis|bescheid)\b",
+    r"\bsin (?:preguntar|avisar|confirmaci\w*|permiso|autorizaci\w*|consultar)\b",
+    r"\bsem (?:perguntar|avisar|confirmaç\w*|autorizaç\w*|permissão|consultar)\b",
+    r"\bsenza (?:chiedere|avvisare|conferma|permesso|autorizzazione)\b",
+    r"\bzonder (?:te )?(?:vragen|overleg|bevestiging|toestemming)\b", r"\bbez (?:pytania|pytań|zgody|potwierdzenia)\b",
+    r"\bбез (?:спроса|вопрос\w*|подтвержд\w*|согласи\w*|разрешени\w*|предупрежд\w*)\b", r"\butan att fråga\b",
+    r"\bχωρίς (?:να ρωτ\w*|έγκριση|επιβεβαίωση)\b", r"\btanpa (?:bertanya|izin|konfirmasi|persetujuan)\b",
+    r"\bmà không (?:hỏi|xin phép)\b", r"\bbina (?:pooch|puch|poochh|puchh)e\b", r"बिना पूछे",
+))
+# Prohibitions that open a clause ("never", "don't", "jamais", "nie", "никогда не" ...).
+_OPENING_PROHIBITION = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:" + L.alt(
+    r"never", r"don'?t", r"do not", r"must not", r"mustn'?t", r"should not", r"no", r"ne", r"jamais", r"nie", r"niemals",
+    r"nicht", r"nunca", r"não", r"mai", r"non", r"niet", r"nooit", r"никогда", r"не", r"aldrig", r"inte", r"ποτέ", r"μην",
+    r"jangan", r"không bao giờ", r"đừng", r"kabhi", r"mat", r"कभी", r"मत") + r")\b")
+# Between the prohibition and its act, nothing may join another order ("don't wait for approval
+# and push without asking") or name the consent itself ("never ask; delete without asking").
+_JOINED = re.compile(r"[,:;–—]|\s-\s|\b(?:and|then|just|et|puis|und|dann|y|e|и|ve)\b")
+
+# "Don't hesitate to wipe the cache without telling the user": the prohibition is on holding back.
+_HOLDING_BACK = re.compile(r"\W*(?:" + L.alt(
+    r"hesitat\w*", r"worry", r"bother", r"be (?:afraid|shy|scared)", r"feel", r"mind", r"forget", r"need", r"have to",
+    r"hésite\w*", r"h[ée]siter", r"zöger\w*", r"scheu\w*", r"dud\w*", r"esit\w*", r"hesit\w*", r"aarzel\w*", r"wahaj\w*",
+    r"стесня\w*", r"бойся", r"сомнева\w*", r"забу\w*", r"tereddüt\w*", r"ngần ngại", r"ragu") + r")\b")
+
+
+def _requires_consent(clause: str) -> bool:
+    for m in _WITHOUT_CONSENT.finditer(clause):
+        head = clause[:m.start()]
+        opening = _OPENING_PROHIBITION.match(head)
+        if not opening:
+            continue
+        between = head[opening.end():]
+        rest = head + " " * len(m.group()) + clause[m.end():]  # (LOWER holds "without asking" too)
+        if not _JOINED.search(between) and not _CONSENT.search(between) and not _WAITS.search(between) \
+                and not _HOLDING_BACK.match(between) and not re.search(L.LOWER, rest):
+            return True
+    return False
+
+
+def without_required_consent(flat: str) -> str:
+    """The entry with the clauses that forbid an act without the user's word blanked: "never
+    delete files without asking the user first" keeps a consent, it hides nothing."""
+    return blank_clauses(flat, _CUT, _requires_consent)
