@@ -69,6 +69,7 @@ from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's pa
     _pattern_findings,
 )
 from .guard_consent import scoped_approval
+from .guard_grant import scoped_grant
 from .guard_scope import dequote, done_report, is_mention, safeguard_residual, without_done, without_protective
 from .guard_score import doubt, families
 
@@ -85,6 +86,9 @@ class Verdict:
 OK = Verdict(True)
 # What a condition or a quotation can carry without being an order (see safeguard_residual).
 _FRAMED = {"injection", "rule_override", "approval_claim", "download_exec", "hidden_instruction"}
+# What a scoped grant (guard_grant) turns from a refusal into a question to the user.
+_GRANTED = {"approval_claim", "hidden_instruction"}
+SCOPED_GRANT = "scoped_grant"
 
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 _INVISIBLE = (
@@ -206,10 +210,16 @@ def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]
     protected = without_protective(view)
     # A command reported as run once, with its rerun forbidden, is a record (guard_scope.done_report).
     commands = without_done(protected) if done_report(flat) else protected
-    return [*_pattern_findings(commands), *shell_findings(_unquote(commands)),
-            *secret_findings(nfkc, view), *control, *intent_findings(flat), *future_findings(view),
-            *order_findings(view), *config_findings(protected), *effect_findings(view, protected),
-            *record_findings(view), *policy_findings(view)]
+    found = [*_pattern_findings(commands), *shell_findings(_unquote(commands)),
+             *secret_findings(nfkc, view), *control, *intent_findings(flat), *future_findings(view),
+             *order_findings(view), *config_findings(protected), *effect_findings(view, protected),
+             *record_findings(view), *policy_findings(view)]
+    if any(f.sure and f.category in _GRANTED for f in found) and scoped_grant(flat):
+        # One named act let run without asking, the rest kept: the user decides (guard_grant).
+        found = [Finding(f.category, f.reason, sure=False) if f.category in _GRANTED else f for f in found]
+        found.append(Finding(SCOPED_GRANT, "it lets one named act run without asking and keeps asking for the "
+                             "rest; only the user can grant that", sure=False))
+    return found
 
 
 def findings(text: str) -> list[Finding]:
@@ -393,5 +403,6 @@ def _detected(text: str, learned: bool = False) -> tuple[Verdict, tuple[str, ...
     ask, band = doubt(kept, hits if kept == view else None)
     if ask:
         doubts += ("doubtful_band: it touches " + ", ".join(band),)
+    ask = ask or any(f.category == SCOPED_GRANT for f in found)
     verdict = Verdict(True, doubts=doubts, ask=ask)
     return verdict, (guard_blend.evidence(found, hits) if learned else ())
