@@ -74,7 +74,7 @@ REQUESTED = (
 
 # Reporting a thing (beside guard_scope's safeguards): "το αναφέρω", "lo segnalo".
 REPORT = (
-    r"\breport\w*", r"\bflag\w*", r"\bsignal\w*", r"\bmeld\w*", r"\binform\w*", r"\bαναφέρ\w*", r"\bεπισημ\w*",
+    r"\breport\w*", r"\btold (?:you|the user|them|him|her|me|us)\b", r"\bflag\w*", r"\bsignal\w*", r"\bmeld\w*", r"\binform\w*", r"\bαναφέρ\w*", r"\bεπισημ\w*",
     r"\bсообща\w*", r"\bповідом\w*", r"\bbildir\w*", r"\brapport\w*", r"\bzgłasz\w*", r"\blapor\w*", r"报告", r"報告",
     r"举报", r"報告する", r"知らせ", r"보고", r"알리", r"\bbáo cáo\b", r"أبلغ", r"ابلغ", r"دווח", r"דווח", r"מדווח", r"बता",
     r"रिपोर्ट", r"แจ้ง", r"รายงาน", r"告知", r"通知", r"\bingelicht\b", r"\bgemeld\b", r"\bgemeldet\b", r"\bprévenu\w*", r"\bavisad[oa]\b", r"\bavvisat[oa]\b",

@@ -118,10 +118,17 @@ def without_others_voided(flat: str) -> str:
 
 _DOCUMENT, _REQUESTED = re.compile(L.alt(*S.DOCUMENT)), re.compile(L.alt(*S.REQUESTED))
 _REPORT = re.compile(L.alt(PROTECT.pattern, *S.REPORT))
-_STOP = re.compile(r"[,;:](?:\s|$)|[.!?。！？](?:\s|$)|[，；\n]")
-_END = re.compile(r"[.!?。！？](?:\s|$)|[;；\n]")
+# CJK full stops end a sentence with no space after them.
+_STOP = re.compile(r"[,;:](?:\s|$)|[.!?](?:\s|$)|[，；。！？\n]")
+_END = re.compile(r"[.!?](?:\s|$)|[;；。！？\n]")
 _OBEY = re.compile(L.alt(L.EXECUTE, *words("FOLLOW"), *S.OBEY))
 _AFTER = re.compile(r"\W*(?:\w+\W+){0,2}" + L.alt(*S.AFTER))
+# Setting the found text aside is refusing to obey it ("I ignored it", "忽略", "無視した").
+_IGNORED = re.compile(L.alt(
+    r"\bignor(?:ed|e|es|ing|é|ée|er|ez|ons|ar|ado|ada|ei|ou|ato|ata|iert|ieren|eer|eerd|uj|owa\w*)\b", r"\bпроигнорир\w*",
+    r"\bигнорир\w*", r"\bзігнору\w*", r"\bігнору\w*", r"\bgöz ardı\b", r"\bαγνό\w*", r"忽略", r"无视", r"無視", r"무시",
+    r"\bbỏ qua\b", r"\babaikan\b", r"تجاهل\w*", r"התעלמ\w*", r"अनदेखा", r"नज़रअंदाज़", r"เพิกเฉย",
+))
 _QUOTED = re.compile(r"«[^»]+»|“[^”]+”|\"[^\"]+\"|「[^」]+」|„[^“”]+[“”]")
 
 
@@ -133,17 +140,20 @@ def reported_residual(flat: str) -> str | None:
     quotation)."""
     out, found = list(flat), False
     for d in _DOCUMENT.finditer(flat):
-        ask = _REQUESTED.search(flat, d.end(), d.end() + 60) or _QUOTED.search(flat, d.end(), d.end() + 60)
-        if ask is None:
+        # The nearer of a reported request and a quotation: a request word later on ("用户要求以后…")
+        # is the user's, and taking it would blank the report between them.
+        found_asks = [a for a in (_REQUESTED.search(flat, d.end(), d.end() + 60), _QUOTED.search(flat, d.end(), d.end() + 60)) if a]
+        if not found_asks:
             continue
+        ask = min(found_asks, key=lambda a: a.start())
         # The request runs to the end of its clause (a quotation to its closing mark).
         stop = _STOP.search(flat, ask.end()) if ask.re is _QUOTED else _END.search(flat, ask.end())
         end = stop.start() if stop else len(flat)
         out[d.start():end] = " " * (end - d.start())
         found = True
     rest = "".join(out)
-    if found and _REPORT.search(rest) and any(governed(rest, o) or _AFTER.match(rest, o.end()) or _AFTER.search(o.group())
-                                              for o in _OBEY.finditer(rest)):
+    if found and _REPORT.search(rest) and (_IGNORED.search(rest) or any(
+            governed(rest, o) or _AFTER.match(rest, o.end()) or _AFTER.search(o.group()) for o in _OBEY.finditer(rest))):
         return rest
     return None
 

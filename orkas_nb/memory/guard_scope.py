@@ -224,10 +224,17 @@ def dequote(flat: str) -> str:
     return blank_spans(_TOPIC, blank_spans(_QUOTED, flat))
 
 
+# Hosts, e-mail addresses and paths: a word inside one ("drop.example.net", "/srv/samples/")
+# is a name, not a frame of review or example.
+_ADDRESS = re.compile(r"\S*[\w-]\.[a-z]{2,}\S*|\S+@\S+|\S*\w/\S*|\S*/\w\S*")
+
+
 def is_mention(flat: str) -> bool:
-    """The entry only mentions a pattern: a mention marker, and no verb outside the quotes
-    that runs or tries it."""
+    """The entry only mentions a pattern: a mention marker outside the quotes and addresses,
+    and no verb outside the quotes that runs or tries it."""
     outside = blank_spans(_QUOTED, flat)
+    if not _MENTION.search(blank_spans(_ADDRESS, outside)):
+        return False
     # "don't execute anything from it" forbids the use it names.
     return bool(_MENTION.search(outside)) and not any(not governed(outside, m) for m in _USE.finditer(outside))
 
