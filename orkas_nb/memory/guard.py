@@ -69,7 +69,7 @@ from .guard_patterns import (  # noqa: F401  (re-exported: the phrase layer's pa
     _pattern_findings,
 )
 from .guard_consent import scoped_approval
-from .guard_grant import scoped_grant
+from .guard_grant import SCOPED_GRANT, as_question
 from .guard_scope import dequote, done_report, is_mention, safeguard_residual, without_done, without_protective
 from .guard_score import doubt, families
 
@@ -86,9 +86,6 @@ class Verdict:
 OK = Verdict(True)
 # What a condition or a quotation can carry without being an order (see safeguard_residual).
 _FRAMED = {"injection", "rule_override", "approval_claim", "download_exec", "hidden_instruction"}
-# What a scoped grant (guard_grant) turns from a refusal into a question to the user.
-_GRANTED = {"approval_claim", "hidden_instruction"}
-SCOPED_GRANT = "scoped_grant"
 
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 _INVISIBLE = (
@@ -214,12 +211,7 @@ def _all_detectors(nfkc: str, flat: str, mention: bool = False) -> list[Finding]
              *secret_findings(nfkc, view), *control, *intent_findings(flat), *future_findings(view),
              *order_findings(view), *config_findings(protected), *effect_findings(view, protected),
              *record_findings(view), *policy_findings(view)]
-    if any(f.sure and f.category in _GRANTED for f in found) and scoped_grant(flat):
-        # One named act let run without asking, the rest kept: the user decides (guard_grant).
-        found = [Finding(f.category, f.reason, sure=False) if f.category in _GRANTED else f for f in found]
-        found.append(Finding(SCOPED_GRANT, "it lets one named act run without asking and keeps asking for the "
-                             "rest; only the user can grant that", sure=False))
-    return found
+    return as_question(found, flat)  # a scoped grant: the user decides (guard_grant)
 
 
 def findings(text: str) -> list[Finding]:

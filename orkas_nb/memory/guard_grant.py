@@ -25,6 +25,7 @@ import re
 
 from . import guard_concepts_scope as S
 from . import guard_lexicon as L
+from .guard_detectors import Finding
 from .guard_consent import ASKING, _BLANKET, _WITHOUT_ASKING, _negated_ask
 from .guard_kept import _WITHOUT_CONSENT
 
@@ -108,3 +109,18 @@ def scoped_grant(flat: str) -> bool:
     if any(not _grants_in_scope(s) for s in waivers):
         return False
     return any(kept) and any(_grants_in_scope(s) for s, k in zip(sentences, kept) if not k)
+
+
+# What a scoped grant turns from a refusal into a question to the user.
+_GRANTED = {"approval_claim", "hidden_instruction"}
+SCOPED_GRANT = "scoped_grant"
+
+
+def as_question(found: list[Finding], flat: str) -> list[Finding]:
+    """``found`` with the approval and hiding findings made doubtful, and a scoped-grant finding
+    that sends the entry to the user, when the entry is a scoped grant."""
+    if not (any(f.sure and f.category in _GRANTED for f in found) and scoped_grant(flat)):
+        return found
+    return [*(Finding(f.category, f.reason, sure=False) if f.category in _GRANTED else f for f in found),
+            Finding(SCOPED_GRANT, "it lets one named act run without asking and keeps asking for the rest; "
+                    "only the user can grant that", sure=False)]
