@@ -38,6 +38,7 @@ from tests.data.tokens.build_corpus import (  # noqa: E402
     SITE,
     _rows_to_csv,
     _rows_to_markdown,
+    catalogue,
     chunks,
     markdown_tables,
     provenance,
@@ -92,6 +93,26 @@ def add(category: str, lang: str, kind: str, source: str | Path, text: str,
     n = sum(r["source"] == shown for r in RECORDS)
     RECORDS.append({"id": f"{category}/{lang}/{src.parent.name}/{src.name}#{n}", "category": category, "lang": lang, "kind": kind,
                     "source": shown, "package": package, "licence": licence, "split": "holdout", "text": text})
+
+
+def in_wheel(root: Path, dists: dict[str, tuple[str, str]], path: str | Path) -> tuple[str, str, str]:
+    """A file of a wheel unpacked under *root*: its source as shown (distribution and path inside
+    it), the distribution and its licence (*dists*: top-level folder -> distribution, licence)."""
+    rel = Path(path).relative_to(root)
+    name, licence = dists[rel.parts[0]]
+    return f"{name}/{rel}", name, licence
+
+
+def msgstrs(*paths: str | Path) -> str:
+    """The translated strings of gettext catalogues, one per line; a catalogue gettext cannot
+    read gives none."""
+    out: list[str] = []
+    for p in paths:
+        try:
+            out.extend(v.strip() for _, v in catalogue(str(p)))
+        except Exception:  # noqa: BLE001 (any unreadable catalogue is skipped the same way)
+            continue
+    return "\n".join(out)
 
 
 def pieces(text: str, sep: str = "\n", size: int = 700) -> list[str]:

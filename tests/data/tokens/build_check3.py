@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from tests.data.tokens import build_check as bc  # noqa: E402
-from tests.data.tokens.build_check import NODE, RUST, RUST_LICENCE, add, category_of, pieces, read, sample  # noqa: E402
+from tests.data.tokens.build_check import NODE, RUST, RUST_LICENCE, add, category_of, msgstrs, pieces, read, sample  # noqa: E402
 from tests.data.tokens.build_corpus import SITE, STDLIB, _rows_to_csv, _rows_to_markdown, catalogue, chunks, markdown_tables  # noqa: E402
 
 OUT = HERE / "check3" / "outside.jsonl"
@@ -68,13 +68,6 @@ def lang_of(locale: str) -> tuple[str, str]:
 
 
 # -- prose and names in each script ---------------------------------------------------------------
-
-
-def msgstrs(path: str) -> str:
-    try:
-        return "\n".join(v.strip() for _, v in catalogue(path))
-    except Exception:  # (a catalogue gettext cannot read gives no text)
-        return ""
 
 
 def gather_catalogues() -> None:

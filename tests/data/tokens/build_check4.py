@@ -31,8 +31,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from tests.data.tokens import build_check as bc  # noqa: E402
-from tests.data.tokens.build_check import add, category_of, pieces, sample  # noqa: E402
-from tests.data.tokens.build_corpus import _rows_to_csv, _rows_to_markdown, catalogue, chunks  # noqa: E402
+from tests.data.tokens.build_check import add, category_of, msgstrs, pieces, sample  # noqa: E402
+from tests.data.tokens.build_corpus import _rows_to_csv, _rows_to_markdown, chunks  # noqa: E402
 
 OUT = HERE / "check4" / "outside.jsonl"
 SEED = 4044
@@ -61,29 +61,12 @@ LOCALES = [
 ]
 
 
-def dist(path: str | Path) -> tuple[str, str, str]:
-    """The source as shown (distribution and path inside it), the package and the licence."""
-    rel = Path(path).relative_to(PKGS)
-    name, licence = DISTS[rel.parts[0]]
-    return f"{name}/{rel}", name, licence
-
-
 def put(category: str, lang: str, kind: str, path: str | Path, text: str, note: str = "") -> None:
-    shown, package, licence = dist(path)
+    shown, package, licence = bc.in_wheel(PKGS, DISTS, path)
     add(category, lang, kind, shown + note, text, package, licence)
 
 
 # -- translation catalogues -------------------------------------------------------------------------
-
-
-def msgstrs(paths: list[str]) -> str:
-    out = []
-    for p in paths:
-        try:
-            out.extend(v.strip() for _, v in catalogue(p))
-        except Exception:  # (a catalogue gettext cannot read gives no text)
-            continue
-    return "\n".join(out)
 
 
 def gather_catalogues() -> None:
@@ -92,16 +75,16 @@ def gather_catalogues() -> None:
         latin = cat == "latin"
         core = PKGS / "django/conf/locale" / dj / "LC_MESSAGES/django.mo"
         if core.exists():
-            for c in chunks(msgstrs([str(core)]), per_source=1 if latin else 2, sep="\n"):
+            for c in chunks(msgstrs(str(core)), per_source=1 if latin else 2, sep="\n"):
                 put(cat, lang, "Django translation catalogue (msgstr)", core, c)
         contrib = sorted(glob.glob(str(PKGS / "django/contrib/*/locale" / dj / "LC_MESSAGES/django*.mo")))
         for path in sample(contrib, 1 if latin else 3):
-            for c in chunks(msgstrs([path]), per_source=1, sep="\n"):
+            for c in chunks(msgstrs(path), per_source=1, sep="\n"):
                 put(cat, lang, "Django contrib app catalogue (msgstr)", path, c)
         if sx:
             path = PKGS / "sphinx/locale" / sx / "LC_MESSAGES/sphinx.mo"
             if path.exists():
-                for c in chunks(msgstrs([str(path)]), per_source=1 if latin else 2, sep="\n"):
+                for c in chunks(msgstrs(str(path)), per_source=1 if latin else 2, sep="\n"):
                     put(cat, lang, "Sphinx translation catalogue (msgstr)", path, c)
 
 

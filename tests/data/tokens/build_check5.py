@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 from tests.data.tokens import build_check as bc  # noqa: E402
-from tests.data.tokens.build_check import add, category_of, pieces, sample  # noqa: E402
+from tests.data.tokens.build_check import add, category_of, msgstrs, pieces, sample  # noqa: E402
 from tests.data.tokens.build_corpus import _rows_to_csv, _rows_to_markdown, catalogue, chunks  # noqa: E402
 
 OUT = HERE / "check5" / "outside.jsonl"
@@ -74,20 +74,12 @@ def dist(path: str | Path) -> tuple[str, str, str]:
     if top.startswith("jupyterlab_language_pack_"):
         name = PACK.format((top.rsplit("_", 2)[-2] + "-" + top.rsplit("_", 1)[-1]).lower())
         return f"{name}/{rel}", name, PACK_LICENCE
-    name, licence = DISTS[top]
-    return f"{name}/{rel}", name, licence
+    return bc.in_wheel(PKGS, DISTS, path)
 
 
 def put(category: str, lang: str, kind: str, path: str | Path, text: str, note: str = "") -> None:
     shown, package, licence = dist(path)
     add(category, lang, kind, shown + note, text, package, licence)
-
-
-def msgstrs(path: str | Path) -> str:
-    try:
-        return "\n".join(v.strip() for _, v in catalogue(str(path)))
-    except Exception:  # (a catalogue gettext cannot read gives no text)
-        return ""
 
 
 def pack_dir(pack: str) -> Path:
