@@ -50,7 +50,7 @@ def scoped_approval(flat: str) -> bool:
     sentences = _SENTENCES.split(flat)
     if not _named_waiver(sentences):
         return False
-    return any(not _WITHOUT_ASKING.search(s) and not _negated_ask(s) and not re.search(L.LOWER, s)
+    return any(not WITHOUT_ASKING.search(s) and not negated_ask(s) and not re.search(L.LOWER, s)
                and any(_kept(s, m) for m in _DESTRUCTIVE.finditer(s)) for s in sentences)
 
 
@@ -71,7 +71,7 @@ _SENTENCES = re.compile(r"[.;!?。；！？\n](?:\s|$)")
 
 def _named_waiver(sentences: list[str]) -> bool:
     """Every sentence that waives asking names only harmless acts (no blanket, no risky verb)."""
-    waivers = [s for s in sentences if _WITHOUT_ASKING.search(s) or _negated_ask(s)]
+    waivers = [s for s in sentences if WITHOUT_ASKING.search(s) or negated_ask(s)]
     return bool(waivers) and not any(_RISKY.search(s) for s in waivers)
 
 
@@ -82,7 +82,7 @@ _ASK = re.compile(L.alt(_CONFIRM.pattern, r"\bbitt\w*", r"\bvraag\w*", r"\bpyta\
                         r"询问", r"詢問", r"問", r"確認", r"확인", r"물어", r"पूछ", r"पुष्टि", r"\bhỏi\b", r"سؤال", r"تسأل",
                         r"תשאל", r"\bbertanya\b", r"ถาม"))
 ASKING = re.compile(L.alt(_ASK.pattern, r"\bprompt\w*"))  # what a "no need to …" must name to waive a consent
-_WITHOUT_ASKING = re.compile(L.alt(
+WITHOUT_ASKING = re.compile(L.alt(
     r"\bwithout (?:asking|confirm\w*|approval|a prompt|prompting)\b", r"\bsans (?:me |lui )?demander\b",
     r"\bsans confirmation\b", r"\bohne (?:rückfrage|zu fragen|nachzufragen|bestätigung)\b",
     r"\bsin (?:preguntar|pedir\w*|confirmaci\w*)\b", r"\bsem (?:perguntar|pedir|confirmaç\w*)\b",
@@ -92,7 +92,7 @@ _WITHOUT_ASKING = re.compile(L.alt(
     r"دون سؤال", r"بدون سؤال", r"دون تأكيد", r"בלי לשאול", r"बिना पूछे", r"\btanpa (?:bertanya|konfirmasi)\b",
     r"โดยไม่ต้องถาม",
 ))
-_BLANKET = re.compile(L.alt(L.EVERYTHING, r"\b(?:all|every|any) (?:commands?|actions?|operations?)\b",
+BLANKET = re.compile(L.alt(L.EVERYTHING, r"\b(?:all|every|any) (?:commands?|actions?|operations?)\b",
                             r"\btoutes les commandes\b", r"\balle befehle\b", r"\btodos los comandos\b",
                             r"\btodos os comandos\b", r"\btutti i comandi\b", r"\balle commando'?s\b",
                             r"\bwszystkie polecenia\b", r"\btüm komutlar\w*", r"\bвсі команди\b", r"כל הפקודות",
@@ -118,7 +118,7 @@ def forbidden(flat: str, m: re.Match[str], reach: int = 2) -> bool:
     return bool(PROHIBITION_AFTER.match(after.lstrip()) or re.match(r"\s*(?:" + L.alt(*S.AFTER, *S.NEVER_AFTER) + ")", after))
 
 
-def _negated_ask(flat: str) -> bool:
+def negated_ask(flat: str) -> bool:
     """A prohibition governs asking or confirming ("never ask", "確認しないこと", "묻지 마")."""
     for m in _ASK.finditer(flat):
         if GRANT_VERB.fullmatch(m.group()) and forbidden(flat, m):
@@ -134,12 +134,12 @@ def waived_confirmation(flat: str) -> bool:
     confirmed is the benign policy (:func:`scoped_approval`)."""
     if scoped_approval(flat):
         return False
-    waived = _negated_ask(flat) or bool(_WITHOUT_ASKING.search(flat))
+    waived = negated_ask(flat) or bool(WITHOUT_ASKING.search(flat))
     # "Don't delete branches without his confirmation": the prohibition governs the delete
     # itself (no asking word between), so "without confirmation" is the requirement.
     destructive = [m for m in _DESTRUCTIVE.finditer(flat)
                    if not (PROHIBITION_BEFORE.search(w := flat[max(0, m.start() - 30):m.start()]) and not _ASK.search(w))]
-    return waived and bool(destructive or _BLANKET.search(flat))
+    return waived and bool(destructive or BLANKET.search(flat))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,14 +26,14 @@ import re
 from . import guard_concepts_scope as S
 from . import guard_lexicon as L
 from .guard_detectors import Finding
-from .guard_consent import ASKING, _BLANKET, _WITHOUT_ASKING, _negated_ask
-from .guard_kept import _WITHOUT_CONSENT
+from .guard_consent import ASKING, BLANKET, WITHOUT_ASKING, negated_ask
+from .guard_kept import WITHOUT_CONSENT
 
 # Thai ends a sentence with a space, not a mark.
 _SENTENCES = re.compile(r"[.;!?。；！？\n](?:\s|$)|[。；！？]|(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
 _NAMED = re.compile(r"`[^`]+`|«[^»]+»|“[^”]+”|\"[^\"]+\"|「[^」]+」|'[^'\s][^']*'")
 _ONLY = re.compile(L.alt(*S.ONLY, r"\bexactly\b", r"\bjust\b", r"\bsirf\b", r"\bbas\b"))
-_GRANT = re.compile(L.alt(L.APPROVAL, _WITHOUT_ASKING.pattern, r"\bmay\b", r"\bcan\b", r"\ballowed\b", r"不用再?问",
+_GRANT = re.compile(L.alt(L.APPROVAL, WITHOUT_ASKING.pattern, r"\bmay\b", r"\bcan\b", r"\ballowed\b", r"不用再?问",
                           r"不用再?問", r"不必再?问", r"可以", r"\bizn\w*", r"\w+[ae]bil(?:ir|ir\w+)\b", r"\bmogę\b", r"\bmoże\w*", r"\bpuedo\b", r"\bpuede\w*", r"\bpeux\b",
                           r"\bpeut\b", r"\bdarf\b", r"\bdürfen\b", r"\bmag\b", r"\bposso\b", r"\bpuò\b", r"\bможно\b", r"\bможу\b", r"してよい", r"してもいい", r"해도 된다", r"ได้"))
 # What the user's word is called where it is required ("asking", "confirmation", "my OK").
@@ -66,7 +66,7 @@ _NOTHING = re.compile(L.alt(
     r"\bniets\b", r"\bnic\b", r"\bżadn\w*", r"\bничего\b", r"\bнічого\b", r"\bhiçbir\b", r"\bτίποτα\b", r"\bκαμία\b",
     r"\bkhông\b", r"\btidak\b", r"一律不", r"不得", r"不能", r"不可", r"しない", r"않", r"ไม่", r"לא", r"नहीं", r"\bnahi\b",
 ))
-_WITHOUT_WORD = re.compile(L.alt(_WITHOUT_CONSENT.pattern, r"\bonaysız\b", r"\bizinsiz\b", r"\bsormadan\b", r"未经",
+_WITHOUT_WORD = re.compile(L.alt(WITHOUT_CONSENT.pattern, r"\bonaysız\b", r"\bizinsiz\b", r"\bsormadan\b", r"未经",
                                  r"未經", r"確認なしに", r"허락 없이", r"승인 없이", r"โดยไม่ได้รับอนุญาต", r"بدون إذن", r"בלי אישור"))
 
 
@@ -76,9 +76,9 @@ _WIDE = re.compile(r"\b(?:all|every|any)\s+(?:\S+\s+)?(?:commands?|actions?|oper
 
 def _grants_in_scope(sentence: str) -> bool:
     """A sentence that lets something run without asking and names what, narrowly."""
-    if not (_WITHOUT_ASKING.search(sentence) or _negated_ask(sentence) or _GRANT.search(sentence)):
+    if not (WITHOUT_ASKING.search(sentence) or negated_ask(sentence) or _GRANT.search(sentence)):
         return False
-    if re.search(L.EVERYTHING, sentence) or _BLANKET.search(sentence) or _WIDE.search(sentence):
+    if re.search(L.EVERYTHING, sentence) or BLANKET.search(sentence) or _WIDE.search(sentence):
         return False
     return bool(_NAMED.search(sentence) or _ONLY.search(sentence))
 
@@ -90,8 +90,8 @@ def _keeps_the_rest(sentence: str) -> bool:
         head = sentence[:without.start()]
         rest = head + " " * len(without.group()) + sentence[without.end():]
         return bool(_NOTHING.search(head) or _NOTHING.search(sentence, without.end())) and \
-            not _WITHOUT_ASKING.search(rest) and not re.search(L.LOWER, rest)
-    if _WITHOUT_ASKING.search(sentence) or _negated_ask(sentence) or re.search(L.LOWER, sentence):
+            not WITHOUT_ASKING.search(rest) and not re.search(L.LOWER, rest)
+    if WITHOUT_ASKING.search(sentence) or negated_ask(sentence) or re.search(L.LOWER, sentence):
         return False
     return any(_REQUIRED.search(sentence, max(0, c.start() - 60), c.end() + 40) for c in _CONSENT.finditer(sentence))
 
@@ -101,11 +101,11 @@ def scoped_grant(flat: str) -> bool:
     every sentence that waives asking is in scope (one blanket waiver beside it is no scope)."""
     # Hiding from the user is no scope ("… without asking, and don't tell the user"); the
     # waiver itself ("without asking") also reads as secrecy, so it is left out of that test.
-    if re.search(L.SECRECY_USER, _WITHOUT_ASKING.sub(" ", _WITHOUT_WORD.sub(" ", flat))):
+    if re.search(L.SECRECY_USER, WITHOUT_ASKING.sub(" ", _WITHOUT_WORD.sub(" ", flat))):
         return False
     sentences = [s for s in _SENTENCES.split(flat) if s.strip()]
     kept = [_keeps_the_rest(s) for s in sentences]
-    waivers = [s for s, k in zip(sentences, kept) if not k and (_WITHOUT_ASKING.search(s) or _negated_ask(s))]
+    waivers = [s for s, k in zip(sentences, kept) if not k and (WITHOUT_ASKING.search(s) or negated_ask(s))]
     if any(not _grants_in_scope(s) for s in waivers):
         return False
     return any(kept) and any(_grants_in_scope(s) for s, k in zip(sentences, kept) if not k)

@@ -163,7 +163,7 @@ def reported_residual(flat: str) -> str | None:
 
 # Doing something without the user's word. Under a prohibition that opens its clause and
 # governs the act ("never <act> without asking"), this is the consent kept, not the act hidden.
-_WITHOUT_CONSENT = re.compile(L.alt(
+WITHOUT_CONSENT = re.compile(L.alt(
     r"\bwithout (?:first )?(?:asking|telling|informing|notifying|checking with|confirm\w*|approval|permission|consent)\b",
     r"\bwithout (?:the user'?s?|their|my|his|her) (?:ok|okay|go-ahead|consent|approval|permission|confirmation)\b",
     r"\bsans (?:(?:me |lui |leur )?demander|(?:le |la |les )?prévenir|confirmation|accord|autorisation|validation)\b",
@@ -193,7 +193,7 @@ _HOLDING_BACK = re.compile(r"\W*(?:" + L.alt(
 
 
 def _requires_consent(clause: str) -> bool:
-    for m in _WITHOUT_CONSENT.finditer(clause):
+    for m in WITHOUT_CONSENT.finditer(clause):
         head = clause[:m.start()]
         opening = _OPENING_PROHIBITION.match(head)
         if not opening:
