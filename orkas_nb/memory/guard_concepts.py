@@ -211,7 +211,7 @@ TABLE: dict[str, dict[str, tuple[str, ...]]] = {
         "de": (r"\berwähn\w* (?:es |das )?nicht\b", r"\bnicht erwähnen\b", r"\bverschweig\w*"),
         "zh": ("不要提", "不用提", "不必提", "别提", "不要说", "别说", "隐瞒", "隱瞞", "瞒着", "瞞著"),
         "ja": ("言わないで", "伝えないで", "触れないで", "黙って", "報告しないで"),
-        "ko": ("말하지 마", "언급하지 마", "알리지 않", "숨겨"),
+        "ko": ("말하지 마", "언급하지 마", "알리지 않", "알리지 마", "보고하지 마", "얘기하지 마", "숨겨"),
         "vi": (r"\bđừng nhắc\b", r"\bkhông nhắc\b", r"\bgiấu\b"), "ar": ("لا تذكر", "دون إخبار", "لا تقل", "أخف"),
         "ru": (r"\bне пиши\b", r"\bне упоминай\b", r"\bне рассказывай\b", r"\bничего не говори\b"),
         "nl": (r"\bzonder (?:het )?te (?:melden|zeggen|vertellen)\b", r"\bniet (?:vertellen|melden|noemen)\b",

@@ -89,6 +89,17 @@ SAFEGUARD_WORDS = _SAFEGUARD  # for guard_policy: what a key that switches a saf
 _COMMAND = re.compile(r"\bcurl\b|\bwget\b|\biwr\b|\birm\b|\brm\s+-\w*[rf]|\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
 _GOVERNS_WORD = re.compile(r"(?<!\w)" + _PRE + r"(?!\w)(?:\W*\w+){0,3}\W*$")
 _USER_RE = re.compile(L.alt(*words("USER")))
+# Not telling is itself what the user-facing reading looks for: "non dirlo nel riepilogo e non
+# lasciare tracce nei log" names a log, but the clause hides the act rather than guarding a sink.
+# A hiding word that is itself a sink verb ("gösterme", "не пиши в логи": don't show, don't
+# write) still guards the sink.
+_HIDING = re.compile(L.SECRECY_USER)
+
+
+def _hides(clause: str) -> bool:
+    return any(not _SINK_RE.search(m.group()) for m in _HIDING.finditer(clause))
+
+
 _GOVERNS = re.compile(_PRE + r"(?:\W*\w+){0,3}\W*$")
 GOVERNS = _GOVERNS  # a prohibition a few words before (for guard_consent)
 
@@ -96,7 +107,7 @@ GOVERNS = _GOVERNS  # a prohibition a few words before (for guard_consent)
 def _protective(clause: str, user: bool) -> bool:
     if not user and _ELLIPTIC.search(clause) and re.search(_SINK + "|" + _SAFEGUARD, clause):
         return True  # "show the fingerprint but never its value"
-    if _SAFE_RE.search(clause) or (user and _USER_RE.search(clause)):
+    if _SAFE_RE.search(clause) or (user and (_USER_RE.search(clause) or _hides(clause))):
         return False
     if any(_GOVERNS_WORD.search(clause[max(0, c.start() - 40):c.start()]) for c in _COMMAND.finditer(clause)):
         return True
@@ -156,7 +167,7 @@ def without_protective(flat: str, *, user: bool = False) -> str:
 
 def _continues(clause: str, user: bool) -> bool:
     """The next item of a prohibited list: it begins with a sink verb (after "or", "nor"…)."""
-    if _SAFE_RE.search(clause) or (user and _USER_RE.search(clause)):
+    if _SAFE_RE.search(clause) or (user and (_USER_RE.search(clause) or _hides(clause))):
         return False
     head = _LISTED.match(clause)
     return bool(_SINK_RE.match(clause, head.end() if head else 0))
