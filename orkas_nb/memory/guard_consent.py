@@ -145,7 +145,18 @@ def waived_confirmation(flat: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # an approval claimed or lowered
 
-_APPROVAL, _LOWER = re.compile(L.APPROVAL), re.compile(L.LOWER)
+# Consent reported in plain words rather than an approval word: "agreed that you may …", "is
+# fine with you merging …", "a donné son feu vert": with a lowering ("don't ask again") it is
+# the same claim of an approval given ahead of time.
+_REPORTED_CONSENT = (
+    r"\bagreed\b(?=(?:\W+\w+){0,6}?\W+(?:you|the assistant|the agent)\W+(?:may|can|could|are|should)\b)",
+    r"\b(?:fine|ok(?:ay)?|cool|happy|comfortable) with (?:you|the assistant|the agent)\b",
+    r"\bsigned off on\b", r"\bgave (?:you )?(?:the |their |his |her )?(?:go-?ahead|green light|ok(?:ay)?)\b",
+    r"\best d'accord pour que (?:tu|l'assistant)\b", r"\b(?:ist|sind|war|waren) (?:damit )?einverstanden\b",
+    r"\b(?:está|estuvo) de acuerdo (?:con|en) que\b", r"\ble parece bien que\b", r"\bconcord(?:a|ou) (?:que|em que)\b",
+    r"\bè d'accordo (?:che|a)\b", r"\bсогласил(?:ся|ась|ись)\b", r"\bне против\b",
+)
+_APPROVAL, _LOWER = re.compile(L.alt(L.APPROVAL, *_REPORTED_CONSENT)), re.compile(L.LOWER)
 _SENTENCE = re.compile(r"[^.!?。！？\n]+(?:\.(?!\s|$)[^.!?。！？\n]*)*")
 _GRANTED = re.compile(L.alt(L.APPROVAL, r"\baccept\w*", r"\bakzeptier\w*", r"\bacept\w*", r"\baceit\w*", r"\baccett\w*",
                             r"\byes\b", r"\bok\b", r"\boui\b", r"\bja\b", r"\bsí\b", r"\bsim\b"))
