@@ -146,8 +146,9 @@ def waived_confirmation(flat: str) -> bool:
 # an approval claimed or lowered
 
 # Consent reported in plain words rather than an approval word: "agreed that you may …", "is
-# fine with you merging …", "a donné son feu vert": with a lowering ("don't ask again") it is
-# the same claim of an approval given ahead of time.
+# fine with you merging …", "est d'accord pour que tu …": with a lowering ("don't ask again") it is
+# the same claim of an approval given ahead of time. Kept to this check, not added to the shared
+# APPROVAL list that a dozen detectors read.
 _REPORTED_CONSENT = (
     r"\bagreed\b(?=(?:\W+\w+){0,6}?\W+(?:you|the assistant|the agent)\W+(?:may|can|could|are|should)\b)",
     r"\b(?:fine|ok(?:ay)?|cool|happy|comfortable) with (?:you|the assistant|the agent)\b",
